@@ -1,23 +1,27 @@
-"""Fixtures shared by the whole guest suite.
-
-The suite runs inside the QEMU guest that qemu/boot starts: the checkout and
-its build folder are at the same paths as on the host, named by FROGGY_TOP
-and FROGGY_BUILD.
-"""
+"""Fixtures shared by the whole guest suite (paths are in guest.py)."""
 
 import os
-import subprocess
 
 import pytest
 
-TOP = os.environ.get("FROGGY_TOP", os.path.dirname(os.path.dirname(__file__)))
-BUILD = os.environ.get("FROGGY_BUILD", os.path.join(TOP, "build"))
+from guest import BUILD
 
 
 def pytest_sessionstart(session):
     if os.environ.get("FROGGY_GUEST") != "1":
         raise pytest.UsageError(
             "the guest suite runs inside the Froggy guest: use qemu/check")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A test that hung: have the kernel log every task's state and stack,
+    to see where things are stuck.  The log then fails the run as well."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed and call.excinfo and "Timeout" in str(call.excinfo.value):
+        with open("/proc/sysrq-trigger", "w") as trigger:
+            trigger.write("t")
 
 
 def pytest_sessionfinish(session, exitstatus):
@@ -46,8 +50,3 @@ def tracee():
         return exe
     return path
 
-
-def run(argv, timeout=300, **kwargs):
-    """Run argv to completion; return the CompletedProcess with text output."""
-    return subprocess.run(argv, capture_output=True, text=True,
-                          timeout=timeout, **kwargs)

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from conftest import run
+from guest import run
 
 X86_TESTS = [
     "single_step_syscall_32", "single_step_syscall_64",

@@ -2,7 +2,7 @@
 
 import re
 
-from conftest import run
+from guest import run
 
 
 def test_gdb_breaks_prints_and_continues(tracee):

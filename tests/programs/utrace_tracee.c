@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The tracee of the utrace engine tests (tests/utrace/).
+ *
+ * usage: utrace_tracee MODE [ARG]
+ *
+ * It prints "ready PID" and waits for a line on stdin, so the test can
+ * attach its engines first, then does what MODE says and prints what it
+ * saw, one "key=value" line per fact.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t usr1_handled;
+
+static void wait_for_go(void)
+{
+	char line[64];
+
+	printf("ready %d\n", getpid());
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		exit(2);
+}
+
+/* getppid, a one-byte write, then a write to a bad descriptor. */
+static int mode_syscalls(void)
+{
+	long ret;
+
+	ret = syscall(SYS_getppid);
+	printf("getppid=%ld getppid_errno=%d\n", ret, ret < 0 ? errno : 0);
+	fflush(stdout);
+	ret = syscall(SYS_write, 1, "w\n", 2);
+	printf("write=%ld\n", ret);
+	ret = syscall(SYS_write, 12345, "x", 1);
+	printf("badwrite=%ld badwrite_errno=%d\n", ret, ret < 0 ? errno : 0);
+	return 0;
+}
+
+/* Exits with status 3 after a child that exits with 5. */
+static int mode_fork_exit(void)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(5);
+	waitpid(pid, &status, 0);
+	printf("child=%d status=%d\n", pid, WEXITSTATUS(status));
+	fflush(stdout);
+	return 3;
+}
+
+static void on_usr1(int sig __attribute__((unused)))
+{
+	usr1_handled++;
+}
+
+/* SIGUSR1 runs a handler, SIGUSR2 is ignored, SIGTERM would kill. */
+static int mode_signals(void)
+{
+	signal(SIGUSR1, on_usr1);
+	signal(SIGUSR2, SIG_IGN);
+	wait_for_go();
+	raise(SIGUSR1);
+	raise(SIGUSR2);
+	printf("usr1_handled=%d\n", usr1_handled);
+	fflush(stdout);
+	return 0;
+}
+
+/*
+ * Spin in a run of one-byte nops, so that any single step from inside the
+ * run moves the instruction pointer by exactly one.
+ */
+static int mode_spin(void)
+{
+	extern char spin_start[], spin_end[];
+
+	printf("spin_start=%p spin_end=%p\n", spin_start, spin_end);
+	fflush(stdout);
+	for (;;) {
+		asm volatile("spin_start:\n\t"
+			     ".rept 256\n\tnop\n\t.endr\n"
+			     "spin_end:\n\t" ::: "memory");
+	}
+	return 0;
+}
+
+/* Block in read() on stdin until the test writes a line. */
+static int mode_block(void)
+{
+	char buf[64];
+	ssize_t n;
+
+	n = read(0, buf, sizeof(buf) - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	printf("read=%zd errno=%d data=%s", n, n < 0 ? errno : 0, buf);
+	return 0;
+}
+
+static void *exec_from_thread(void *path)
+{
+	char *const argv[] = { path, NULL };
+	char line[64];
+
+	printf("thread=%ld\n", syscall(SYS_gettid));
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		exit(2);
+	execv(path, argv);
+	perror("execv");
+	exit(1);
+}
+
+/* A thread other than the leader execs ARG, after a second line. */
+static int mode_thread_exec(const char *path)
+{
+	pthread_t thread;
+
+	pthread_create(&thread, NULL, exec_from_thread, (void *)path);
+	pause();
+	return 1;
+}
+
+static void *short_lived_thread(void *arg __attribute__((unused)))
+{
+	printf("thread=%ld\n", syscall(SYS_gettid));
+	fflush(stdout);
+	return NULL;
+}
+
+/* Start a thread that exits at once, join it, and exit with 4. */
+static int mode_thread_exit(void)
+{
+	pthread_t thread;
+
+	pthread_create(&thread, NULL, short_lived_thread, NULL);
+	pthread_join(thread, NULL);
+	printf("joined\n");
+	fflush(stdout);
+	return 4;
+}
+
+static void *spinning_thread(void *arg __attribute__((unused)))
+{
+	printf("thread=%ld\n", syscall(SYS_gettid));
+	fflush(stdout);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* Start ARG threads that sleep, then exit the group with 6. */
+static int mode_group_exit(int nthreads)
+{
+	pthread_t thread;
+	char line[64];
+	int i;
+
+	for (i = 0; i < nthreads; i++)
+		pthread_create(&thread, NULL, spinning_thread, NULL);
+	if (!fgets(line, sizeof(line), stdin))
+		return 2;
+	exit(6);
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(mode, "signals"))
+		return mode_signals();
+
+	wait_for_go();
+	if (!strcmp(mode, "syscalls"))
+		return mode_syscalls();
+	if (!strcmp(mode, "fork-exit"))
+		return mode_fork_exit();
+	if (!strcmp(mode, "exec") && argc > 2) {
+		execv(argv[2], argv + 2);
+		return 1;
+	}
+	if (!strcmp(mode, "spin"))
+		return mode_spin();
+	if (!strcmp(mode, "block"))
+		return mode_block();
+	if (!strcmp(mode, "thread-exec") && argc > 2)
+		return mode_thread_exec(argv[2]);
+	if (!strcmp(mode, "thread-exit"))
+		return mode_thread_exit();
+	if (!strcmp(mode, "group-exit"))
+		return mode_group_exit(argc > 2 ? atoi(argv[2]) : 3);
+	if (!strcmp(mode, "traceme")) {
+		long ret = ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+
+		printf("traceme=%ld traceme_errno=%d\n", ret, ret < 0 ? errno : 0);
+		return 0;
+	}
+
+	fprintf(stderr, "utrace_tracee: unknown mode \"%s\"\n", mode);
+	return 2;
+}
