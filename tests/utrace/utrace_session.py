@@ -116,6 +116,18 @@ class Tracee:
         assert ready.startswith("ready "), ready
         self.pid = int(ready.split()[1])
         assert self.pid == self.proc.pid
+        self.wait_blocked_in_read()
+
+    def wait_blocked_in_read(self, timeout=30):
+        """Wait until the tracee sleeps in read() for its "go" line, so an
+        engine attached now sees what comes after, and nothing before."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with open(f"/proc/{self.pid}/syscall") as f:
+                if f.read().split()[0] == str(NR_READ):
+                    return
+            time.sleep(0.01)
+        raise AssertionError(f"tracee {self.pid} never blocked in read()")
 
     def readline(self):
         return self.proc.stdout.readline().strip()

@@ -1,0 +1,108 @@
+"""utrace_attach_task() lookups and the documented errors of the calls."""
+
+import errno
+import os
+import time
+
+
+def test_lookup_by_ops_and_data(session, start_tracee):
+    tracee = start_tracee("block")
+    s = session()
+    s.attach(tracee.pid, "exec")
+    s.attach(tracee.pid, "exec")
+    # Matching the data finds each engine itself; matching the ops (the
+    # same for both) or nothing finds the first one attached.
+    s("lookup 0 data")
+    s("lookup 1 data")
+    s("lookup 0 ops")
+    assert s.error("lookup 1 ops") == errno.EXDEV
+    assert s.error("lookup 1 any") == errno.EXDEV
+    s("control 0 detach")
+    s("lookup 1 ops")
+    assert s.error("lookup 0 data") == errno.ENOENT
+
+
+def test_exclusive_attach_refuses_a_second_matching_engine(session, start_tracee):
+    tracee = start_tracee("block")
+    s = session()
+    s.attach(tracee.pid, "exec", exclusive=True)
+    assert s.error(f"attach {tracee.pid} exclusive") == errno.EEXIST
+    other = session()
+    assert other.error(f"attach {tracee.pid} exclusive") == errno.EEXIST
+    s("control 0 detach")
+    other(f"attach {tracee.pid} exclusive")
+
+
+def test_step_needs_quiesce(session, start_tracee):
+    tracee = start_tracee("block")
+    s = session()
+    s.attach(tracee.pid, "syscall_entry")
+    assert s.error("control 0 singlestep") == errno.EINVAL
+    assert s.error("control 0 blockstep") == errno.EINVAL
+
+
+def test_calls_on_a_dead_thread(session, start_tracee):
+    """On a zombie only detach works (-EALREADY for the rest); once the
+    thread is reaped, every call says the engine is gone (-ESRCH)."""
+    tracee = start_tracee("exec", "/bin/true")
+    s = session()
+    s.attach(tracee.pid, "death,reap")
+    s.attach(tracee.pid, "death")
+    tracee.go()
+    s.wait_for("death")
+    # The tracee is a zombie until we, its parent, wait for it.
+    time.sleep(0.2)
+    assert tracee.state()["State"].startswith("Z")
+    assert s.error("control 0 stop") == errno.EALREADY
+    assert s.error("control 0 resume") == errno.EALREADY
+    assert s.error("events 0 death,reap,quiesce") == errno.EALREADY
+    s("control 1 detach")
+    assert s.error("control 1 resume") == errno.ESRCH
+
+    assert tracee.wait() == 0
+    s.wait_for("reap", pid=tracee.pid)
+    assert s.error("control 0 detach") == errno.ESRCH
+    assert s.error("events 0 reap") == errno.ESRCH
+    s("barrier 0")
+    # No second engine callback after its detach.
+    assert [line["event"] for line in s.events(1)] == ["death"]
+
+
+def test_set_events_while_running_says_in_progress(session, start_tracee):
+    tracee = start_tracee("spin")
+    s = session()
+    s.attach(tracee.pid, "syscall_entry,syscall_exit")
+    tracee.go()
+    tracee.readline()
+    # Adding events takes effect at once; dropping them while the thread
+    # runs may race with a callback on its way.
+    s("events 0 syscall_entry,syscall_exit,exec")
+    assert s.error("events 0 exec") == errno.EINPROGRESS
+    s("barrier 0")
+
+
+def test_blockstep_stops_after_the_step(session, start_tracee):
+    """Block-step runs to the next branch.  Where the CPU cannot trap on
+    branches alone (QEMU's TCG) it steps one instruction: either way the
+    thread stops again, inside or at the start of its loop, and the trap
+    never reaches it."""
+    s = session()
+    tracee = start_tracee("spin")
+    s.attach(tracee.pid, "quiesce", reply="stop")
+    tracee.go()
+    bounds = dict(word.split("=") for word in tracee.readline().split())
+    spin_start, spin_end = (int(bounds[k], 16) for k in ("spin_start", "spin_end"))
+    s.error("control 0 stop")
+    s.wait_stopped()
+    for _ in range(3):
+        ip = s.registers().int("ip")
+        s("control 0 blockstep")
+        s.wait_stopped()
+        new_ip = s.registers().int("ip")
+        if spin_start <= ip < spin_end:
+            assert new_ip in (ip + 1, spin_start), (hex(ip), hex(new_ip))
+    s("reply 0 resume")
+    s("control 0 resume")
+    time.sleep(0.2)
+    assert tracee.proc.poll() is None
+    assert tracee.state()["SigPnd"].strip("0") == ""
