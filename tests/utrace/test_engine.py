@@ -349,7 +349,7 @@ def test_exec_from_a_thread_other_than_the_leader(session, start_tracee):
         ["exit", "death", "reap"]
 
 
-def test_thread_stopped_in_its_exit(session, start_tracee):
+def test_clone_of_a_thread_is_reported(session, start_tracee):
     s = session()
     tracee = start_tracee("thread-exit")
     s.attach(tracee.pid, "clone", reply="resume")
@@ -376,6 +376,23 @@ def test_clone_while_stopped(session, start_tracee):
     s("control 0 resume")
     assert tracee.readline() == "joined"
     assert tracee.wait() == 4
+
+
+def test_thread_exits_while_a_stop_is_requested(session, start_tracee):
+    """A stop requested of a thread blocked in the kernel is still pending
+    when another thread's exit_group() kills it: it dies, it does not
+    stop, and the process exits as it should."""
+    tracee = start_tracee("group-exit", "1")
+    tracee.go()
+    thread = int(tracee.readline().split("=")[1])
+    s = session()
+    s.attach(thread, "exit,death,reap")
+    assert s.error("control 0 stop") == errno.EINPROGRESS
+    tracee.go()
+    assert tracee.wait() == 6
+    s.wait_for("reap", pid=thread)
+    assert order(s.events(0), "exit", "death", "reap") == ["exit", "death", "reap"]
+    assert s.events(0, "exit")[0]["tid"] == str(thread)
 
 
 def test_group_exit_while_threads_are_stopped(session, start_tracee):
