@@ -1,0 +1,1178 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Selftests for /dev/utrace: every request and event kind, with the values
+ * the kernel reports checked against what the tracee really did, and the
+ * errors of bad requests.
+ *
+ * Each test forks its own tracee, which waits for a byte on a pipe
+ * ("go") before it does its part, so the test can attach first.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <libgen.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stddef.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+
+#include <linux/audit.h>
+
+#include "kselftest_harness.h"
+#include "utrace_util.h"
+
+/* Under TCG, stepping and stopping 50 threads takes a while. */
+#undef TEST_TIMEOUT_DEFAULT
+#define TEST_TIMEOUT_DEFAULT	120
+
+#define WAIT_MS	20000
+
+/* Set by the tracees; the tracer reads and writes them by address. */
+static volatile long tracee_global = 0x1122334455667788;
+static volatile long watched;
+static volatile int usr1_count, usr2_count;
+
+struct tracee {
+	pid_t pid;
+	int go;
+};
+
+/* Fork a tracee that runs @fn once it gets its "go". */
+static struct tracee start_tracee(int (*fn)(void))
+{
+	struct tracee t;
+	int pipefd[2];
+	char c;
+
+	if (pipe(pipefd))
+		abort();
+	t.pid = fork();
+	if (t.pid == 0) {
+		close(pipefd[1]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (read(pipefd[0], &c, 1) != 1)
+			_exit(100);
+		_exit(fn());
+	}
+	close(pipefd[0]);
+	t.go = pipefd[1];
+	return t;
+}
+
+/* Wait until the tracee sleeps in read() for its "go". */
+static void wait_blocked(struct tracee *t)
+{
+	char path[64], line[128];
+	int i, fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", t->pid);
+	for (i = 0; i < 2000; i++) {
+		fd = open(path, O_RDONLY);
+		if (fd >= 0) {
+			ssize_t n = read(fd, line, sizeof(line) - 1);
+
+			close(fd);
+			if (n > 2 && line[0] == '0' && line[1] == ' ')
+				return;
+		}
+		usleep(10000);
+	}
+	abort();
+}
+
+static void go(struct tracee *t)
+{
+	if (write(t->go, "g", 1) != 1)
+		abort();
+}
+
+/* The exit status of a tracee, or -1 if it did not exit normally. */
+static int reap(struct tracee *t)
+{
+	int status;
+
+	close(t->go);
+	if (waitpid(t->pid, &status, 0) != t->pid)
+		return -2;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void kill_tracee(struct tracee *t)
+{
+	kill(t->pid, SIGKILL);
+	reap(t);
+}
+
+/* Spin in a run of one-byte nops. */
+extern char spin_start[], spin_end[];
+static int spin_fn(void)
+{
+	for (;;)
+		asm volatile("spin_start:\n\t"
+			     ".rept 64\n\tnop\n\t.endr\n"
+			     "spin_end:\n\t" ::: "memory");
+	return 0;
+}
+
+/* Loop until r12 holds 0xc0ffee, which only a tracer can arrange. */
+static int r12_fn(void)
+{
+	tracee_global = 0xfeedface;
+	asm volatile("xor %%r12, %%r12\n"
+		     "1: cmp $0xc0ffee, %%r12\n\t"
+		     "jne 1b\n" ::: "r12", "cc");
+	return 42;
+}
+
+static int __attribute__((noinline)) bp_target(int x)
+{
+	asm volatile("");
+	return x + 1;
+}
+
+static int bp_fn(void)
+{
+	return bp_target(1) + bp_target(2);
+}
+
+static int watch_fn(void)
+{
+	watched = 7;
+	return (int)watched;
+}
+
+static int syscalls_fn(void)
+{
+	syscall(SYS_getppid);
+	syscall(SYS_write, -1L, "1234567", 7);
+	return 0;
+}
+
+static void on_usr1(int sig)
+{
+	usr1_count++;
+}
+
+static void on_usr2(int sig)
+{
+	usr2_count++;
+}
+
+static int signal_fn(void)
+{
+	raise(SIGUSR1);
+	raise(SIGUSR1);
+	return usr1_count * 10 + usr2_count;
+}
+
+static void *thread_exit_fn(void *arg)
+{
+	return arg;
+}
+
+static int clone_fn(void)
+{
+	pthread_t thread;
+	int status;
+	pid_t pid;
+
+	pthread_create(&thread, NULL, thread_exit_fn, NULL);
+	pthread_join(thread, NULL);
+	pid = fork();
+	if (pid == 0)
+		_exit(3);
+	waitpid(pid, &status, 0);
+	return WEXITSTATUS(status);
+}
+
+#define FLOOD_CALLS 20000
+
+static int flood_fn(void)
+{
+	int i;
+
+	for (i = 0; i < FLOOD_CALLS; i++)
+		syscall(SYS_getppid);
+	return 0;
+}
+
+TEST(overflow_is_counted_exactly)
+{
+	__u64 events = UTRACE_EVMASK(UTRACE_EV_SYSCALL_ENTRY) |
+		       UTRACE_EVMASK(UTRACE_EV_SYSCALL_EXIT) |
+		       UTRACE_EVMASK(UTRACE_EV_DEATH);
+	struct utrace_reader *r = malloc(sizeof(*r));
+	struct utrace_event_header *ev;
+	struct tracee t = start_tracee(flood_fn);
+	__u64 received = 0, lost = 0, lost_records = 0, seq = 0;
+	int fd = utrace_open();
+
+	ASSERT_GE(fd, 0);
+	wait_blocked(&t);
+	ASSERT_EQ(0, utrace_attach(fd, t.pid, 0, events, events, NULL));
+	go(&t);
+	/* Nobody reads while the tracee floods the queue. */
+	EXPECT_EQ(0, reap(&t));
+
+	utrace_reader_init(r, fd);
+	while ((ev = utrace_next(r, 1000))) {
+		EXPECT_EQ(++seq, ev->seq);
+		if (ev->type == UTRACE_EV_LOST) {
+			lost += ((struct utrace_event_lost *)utrace_body(ev))->count;
+			lost_records++;
+		} else {
+			received++;
+		}
+	}
+	/*
+	 * The exit of the read() that took "go", an entry and an exit per
+	 * getppid(), the entry of exit_group(), and the death.
+	 */
+	EXPECT_GT(lost, 0);
+	EXPECT_GT(lost_records, 0);
+	EXPECT_EQ(1 + 2 * FLOOD_CALLS + 1 + 1, received + lost);
+	close(fd);
+	free(r);
+}
+
+static pid_t outer_pid;
+
+static int pidns_tracer(void)
+{
+	struct utrace_reader *r = malloc(sizeof(*r));
+	struct utrace_event_header *ev;
+	struct tracee t;
+	int fd = utrace_open();
+
+	if (fd < 0)
+		return 1;
+	/* The test's own process is not in this namespace. */
+	if (utrace_attach(fd, outer_pid, 0, 0, 0, NULL) != -ESRCH)
+		return 2;
+	t = start_tracee(spin_fn);
+	go(&t);
+	if (utrace_attach(fd, t.pid, UTRACE_ATTACH_STOP, 0, 0, NULL))
+		return 3;
+	utrace_reader_init(r, fd);
+	ev = utrace_wait(r, UTRACE_EV_STOP, WAIT_MS);
+	if (!ev)
+		return 4;
+	/* Tids as this namespace numbers them: we are 1, the tracee 2. */
+	if (getpid() != 1 || ev->tid != t.pid || ev->tid != 2 || ev->tgid != 2)
+		return 5;
+	kill_tracee(&t);
+	return 0;
+}
+
+TEST(tids_are_those_of_the_tracers_pid_namespace)
+{
+	int status;
+	pid_t pid;
+
+	outer_pid = getpid();
+	ASSERT_GT(outer_pid, 2);
+	ASSERT_EQ(0, unshare(CLONE_NEWPID));
+	pid = fork();
+	if (pid == 0)
+		_exit(pidns_tracer());
+	ASSERT_GT(pid, 0);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+TEST(api_handshake_comes_first)
+{
+	struct utrace_api api = { .size = sizeof(api), .api = UTRACE_API };
+	int fd = open(UTRACE_DEVICE, O_RDWR);
+
+	ASSERT_GE(fd, 0);
+	/* Nothing before the handshake. */
+	EXPECT_EQ(-EINVAL, utrace_attach(fd, getpid(), 0, 0, 0, NULL));
+	/* No unknown features, versions or reserved bits. */
+	api.features = 1ULL << 40;
+	EXPECT_EQ(-EINVAL, utrace_ioctl(fd, UTRACE_IOC_API, &api));
+	api.features = 0;
+	api.api = UTRACE_API + 1;
+	EXPECT_EQ(-EINVAL, utrace_ioctl(fd, UTRACE_IOC_API, &api));
+	api.api = UTRACE_API;
+	api.reserved[1] = 1;
+	EXPECT_EQ(-EINVAL, utrace_ioctl(fd, UTRACE_IOC_API, &api));
+	api.reserved[1] = 0;
+
+	api.features = UTRACE_FEATURE_NONSTOP;
+	ASSERT_EQ(0, utrace_ioctl(fd, UTRACE_IOC_API, &api));
+	EXPECT_EQ(UTRACE_API, api.api);
+	EXPECT_EQ(UTRACE_FEATURES_ALL, api.features);
+	/* Once. */
+	EXPECT_EQ(-EINVAL, utrace_ioctl(fd, UTRACE_IOC_API, &api));
+	close(fd);
+}
+
+TEST(registers_read_and_changed)
+{
+	struct utrace_reader *r = malloc(sizeof(*r));
+	struct user_fpregs_struct fpregs;
+	struct user_regs_struct regs;
+	struct utrace_event_header *ev;
+	struct tracee t = start_tracee(r12_fn);
+	char xstate[4096];
+	size_t done;
+	__u64 id;
+	int fd = utrace_open();
+
+	ASSERT_GE(fd, 0);
+	utrace_reader_init(r, fd);
+	go(&t);
+	usleep(100000);
+	ASSERT_EQ(0, utrace_attach(fd, t.pid, UTRACE_ATTACH_STOP, 0, 0, &id));
+	ev = utrace_wait(r, UTRACE_EV_STOP, WAIT_MS);
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(id, ev->id);
+	EXPECT_EQ(t.pid, ev->tid);
+	EXPECT_EQ(t.pid, ev->tgid);
+	EXPECT_EQ(UTRACE_EVF_STOPPED, ev->flags);
+
+	ASSERT_EQ(0, utrace_regs(fd, id, UTRACE_IOC_GET_REGSET, NT_PRSTATUS,
+				 &regs, sizeof(regs), &done));
+	EXPECT_EQ(sizeof(regs), done);
+	EXPECT_EQ(((struct utrace_event_pc *)utrace_body(ev))->pc, regs.rip);
+	EXPECT_NE(0xc0ffee, regs.r12);
+
+	ASSERT_EQ(0, utrace_regs(fd, id, UTRACE_IOC_GET_REGSET, NT_PRFPREG,
+				 &fpregs, sizeof(fpregs), &done));
+	EXPECT_EQ(sizeof(fpregs), done);
+	EXPECT_EQ(0x1f80, fpregs.mxcsr & 0xffbf);
+	ASSERT_EQ(0, utrace_regs(fd, id, UTRACE_IOC_GET_REGSET, NT_X86_XSTATE,
+				 xstate, sizeof(xstate), &done));
+	EXPECT_GT(done, 512);
+
+	/* The tracee sees the change and leaves its loop. */
+	regs.r12 = 0xc0ffee;
+	ASSERT_EQ(0, utrace_regs(fd, id, UTRACE_IOC_SET_REGSET, NT_PRSTATUS,
+				 &regs, sizeof(regs), &done));
+	ASSERT_EQ(0, utrace_ctl(fd, id, 0, UTRACE_CTL_RESUME, 0));
+	EXPECT_EQ(42, reap(&t));
+	close(fd);
+	free(r);
+}
+
+TEST(memory_read_written_and_partial)
+{
+	struct utrace_reader *r = malloc(sizeof(*r));
+	long page = sysconf(_SC_PAGESIZE);
+	struct tracee t;
+	char *area, buf[64];
+	long value;
+	size_t done;
+	__u64 id;
+	int fd = utrace_open();
+
+	ASSERT_GE(fd, 0);
+	/* Two pages, the second unmapped: reads stop at the hole. */
+	area = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, area);
+	ASSERT_EQ(0, munmap(area + page, page));
+	memset(area, 0x5a, page);
+
+	utrace_reader_init(r, fd);
+	t = start_tracee(r12_fn);
+	go(&t);
+	usleep(100000);
+	ASSERT_EQ(0, utrace_attach(fd, t.pid, UTRACE_ATTACH_STOP, 0, 0, &id));
+	ASSERT_NE(NULL, utrace_wait(r, UTRACE_EV_STOP, WAIT_MS));
+
+	ASSERT_EQ(0, utrace_mem(fd, id, UTRACE_IOC_READ_MEM,
+				(uintptr_t)&tracee_global, &value,
+				sizeof(value), &done));
+	EXPECT_EQ(sizeof(value), done);
+	EXPECT_EQ(0xfeedface, value);
+	value = 0x123456789;
+	ASSERT_EQ(0, utrace_mem(fd, id, UTRACE_IOC_WRITE_MEM,
+				(uintptr_t)&tracee_global, &value,
+				sizeof(value), &done));
+	value = 0;
+	ASSERT_EQ(0, utrace_mem(fd, id, UTRACE_IOC_READ_MEM,
+				(uintptr_t)&tracee_global, &value,
+				sizeof(value), &done));
+	EXPECT_EQ(0x123456789, value);
+
+	ASSERT_EQ(0, utrace_mem(fd, id, UTRACE_IOC_READ_MEM,
+				(uintptr_t)(area + page - 16), buf,
+				sizeof(buf), &done));
+	EXPECT_EQ(16, done);
+	EXPECT_EQ(0x5a, buf[15]);
+	EXPECT_EQ(-EIO, utrace_mem(fd, id, UTRACE_IOC_READ_MEM,
+				   (uintptr_t)(area + page), buf,
+				   sizeof(buf), &done));
+
+	kill_tracee(&t);
+	close(fd);
+	free(r);
+}
+
+TEST(breakpoint_written_into_text_is_reported)
+{
+	struct utrace_reader *r = malloc(sizeof(*r));
+	unsigned char int3 = 0xcc, orig;
+	struct utrace_event_header *ev;
+	struct user_regs_struct regs;
+	struct tracee t;
+	size_t done;
+	__u64 id;
+	int fd = utrace_open();
+
+	ASSERT_GE(fd, 0);
+	utrace_reader_init(r, fd);
+	t = start_tracee(bp_fn);
+	ASSERT_EQ(0, utrace_attach(fd, t.pid, UTRACE_ATTACH_STOP,
+				   UTRACE_EVMASK(UTRACE_EV_BREAKPOINT), 0, &id));
+	ASSERT_NE(NULL, utrace_wait(r, UTRACE_EV_STOP, WAIT_MS));
+
+	/* Text is read-only; the write goes through as /proc/PID/mem's. */
+	ASSERT_EQ(0, utrace_mem(fd, id, UTRACE_IOC_READ_MEM,
+				(uintptr_t)bp_target, &orig, 1, &done));
+	ASSERT_EQ(0, utrace_mem(fd, id, UTRACE_IOC_WRITE_MEM,
+				(uintptr_t)bp_target, &int3, 1, &done));
+	EXPECT_EQ(1, done);
+	go(&t);
+	ASSERT_EQ(0, utrace_ctl(fd, id, 0, UTRACE_CTL_RESUME, 0));
+
+	ev = utrace_wait(r, UTRACE_EV_BREAKPOINT, WAIT_MS);
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(UTRACE_EVF_STOPPED, ev->flags);
+	EXPECT_EQ((uintptr_t)bp_target,
+		  ((struct utrace_event_pc *)utrace_body(ev))->pc);
+
+	/* Take the breakpoint out and run the instruction it covered. */
+	ASSERT_EQ(0, utrace_mem(fd, id, UTRACE_IOC_WRITE_MEM,
+				(uintptr_t)bp_target, &orig, 1, &done));
+	ASSERT_EQ(0, utrace_regs(fd, id, UTRACE_IOC_GET_REGSET, NT_PRSTATUS,
+				 &regs, sizeof(regs), &done));
+	EXPECT_EQ((uintptr_t)bp_target + 1, regs.rip);
+	regs.rip = (uintptr_t)bp_target;
+	ASSERT_EQ(0, utrace_regs(fd, id, UTRACE_IOC_SET_REGSET, NT_PRSTATUS,
+				 &regs, sizeof(regs), &done));
+	ASSERT_EQ(0, utrace_ctl(fd, id, 0, UTRACE_CTL_RESUME, 0));
+	EXPECT_EQ(5, reap(&t));
+	close(fd);
+	free(r);
+}
+
+TEST(single_step_moves_one_instruction)
+{
+	struct utrace_reader *r = malloc(sizeof(*r));
+	struct utrace_event_header *ev;
+	struct tracee t = start_tracee(spin_fn);
+	__u64 id, pc, prev;
+	int fd = utrace_open(), i, inside = 0;
+
+	ASSERT_GE(fd, 0);
+	utrace_reader_init(r, fd);
+	go(&t);
+	usleep(100000);
+	ASSERT_EQ(0, utrace_attach(fd, t.pid, UTRACE_ATTACH_STOP, 0, 0, &id));
+	ev = utrace_wait(r, UTRACE_EV_STOP, WAIT_MS);
+	ASSERT_NE(NULL, ev);
+	prev = ((struct utrace_event_pc *)utrace_body(ev))->pc;
+
+	for (i = 0; i < 8; i++) {
+		ASSERT_EQ(0, utrace_ctl(fd, id, 0, UTRACE_CTL_SINGLESTEP, 0));
+		ev = utrace_wait(r, UTRACE_EV_STEP, WAIT_MS);
+		ASSERT_NE(NULL, ev);
+		EXPECT_EQ(UTRACE_EVF_STOPPED, ev->flags);
+		pc = ((struct utrace_event_pc *)utrace_body(ev))->pc;
+		if (prev >= (uintptr_t)spin_start && prev < (uintptr_t)spin_end) {
+			EXPECT_EQ(prev + 1, pc);
+			inside++;
+		}
+		prev = pc;
+	}
+	EXPECT_GE(inside, 4);
+	/* The step traps never reached the tracee. */
+	ASSERT_EQ(0, utrace_ctl(fd, id, 0, UTRACE_CTL_RESUME, 0));
+	usleep(100000);
+	EXPECT_EQ(0, waitpid(t.pid, NULL, WNOHANG));
+	kill_tracee(&t);
+	close(fd);
+	free(r);
+}
+
+TEST(watchpoint_catches_the_write)
+{
+	struct utrace_reader *r = malloc(sizeof(*r));
+	struct utrace_watch watch = {
+		.size = sizeof(watch),
+		.addr = (uintptr_t)&watched,
+		.len = 8,
+		.kind = UTRACE_WATCH_WRITE,
+	};
+	struct utrace_event_header *ev;
+	struct utrace_event_watch *hit;
+	struct tracee t = start_tracee(watch_fn);
+	size_t done;
+	long value;
+	__u64 id;
+	int fd = utrace_open();
+
+	ASSERT_GE(fd, 0);
+	utrace_reader_init(r, fd);
+	ASSERT_EQ(0, utrace_attach(fd, t.pid, UTRACE_ATTACH_STOP,
+				   UTRACE_EVMASK(UTRACE_EV_WATCHPOINT), 0, &id));
+	ASSERT_NE(NULL, utrace_wait(r, UTRACE_EV_STOP, WAIT_MS));
+	watch.id = id;
+	ASSERT_EQ(0, utrace_ioctl(fd, UTRACE_IOC_SET_WATCH, &watch));
+	go(&t);
+	ASSERT_EQ(0, utrace_ctl(fd, id, 0, UTRACE_CTL_RESUME, 0));
+
+	ev = utrace_wait(r, UTRACE_EV_WATCHPOINT, WAIT_MS);
+	ASSERT_NE(NULL, ev);
+	hit = utrace_body(ev);
+	EXPECT_EQ((uintptr_t)&watched, hit->addr);
+	EXPECT_EQ(watch.slot, hit->slot);
+	EXPECT_EQ(UTRACE_EVF_STOPPED, ev->flags);
+	/* Stopped right after the write. */
+	ASSERT_EQ(0, utrace_mem(fd, id, UTRACE_IOC_READ_MEM,
+				(uintptr_t)&watched, &value, sizeof(value),
+				&done));
+	EXPECT_EQ(7, value);
+	ASSERT_EQ(0, utrace_ioctl(fd, UTRACE_IOC_CLEAR_WATCH, &watch));
+	ASSERT_EQ(0, utrace_ctl(fd, id, 0, UTRACE_CTL_RESUME, 0));
+	EXPECT_EQ(7, reap(&t));
+	close(fd);
+	free(r);
+}
+
+TEST(new_threads_and_children_are_followed)
+{
+	struct utrace_reader *r = malloc(sizeof(*r));
+	__u64 events = UTRACE_EVMASK(UTRACE_EV_CLONE) |
+		       UTRACE_EVMASK(UTRACE_EV_DEATH);
+	struct utrace_event_header *ev;
+	struct utrace_event_clone *clone;
+	struct tracee t = start_tracee(clone_fn);
+	__u64 id, thread_id = 0, child_id = 0;
+	int thread_died = 0, child_died = 0;
+	int fd = utrace_open();
+
+	ASSERT_GE(fd, 0);
+	utrace_reader_init(r, fd);
+	ASSERT_EQ(0, utrace_attach(fd, t.pid, UTRACE_ATTACH_CLONES |
+				   UTRACE_ATTACH_CHILDREN, events, events, &id));
+	go(&t);
+	while ((ev = utrace_next(r, WAIT_MS))) {
+		if (ev->type == UTRACE_EV_CLONE && ev->id == id) {
+			clone = utrace_body(ev);
+			EXPECT_NE(0, clone->child_id);
+			EXPECT_GT(clone->child_tid, 0);
+			if (clone->flags & CLONE_THREAD)
+				thread_id = clone->child_id;
+			else
+				child_id = clone->child_id;
+		}
+		if (ev->type == UTRACE_EV_DEATH) {
+			thread_died |= ev->id == thread_id;
+			child_died |= ev->id == child_id;
+			if (ev->id == id)
+				break;
+		}
+	}
+	ASSERT_NE(NULL, ev);
+	EXPECT_NE(0, thread_id);
+	EXPECT_NE(0, child_id);
+	EXPECT_TRUE(thread_died);
+	EXPECT_TRUE(child_died);
+	EXPECT_EQ(3, reap(&t));
+	close(fd);
+	free(r);
+}
+
+TEST(launch_stops_at_exec)
+{
+	struct utrace_reader *r = malloc(sizeof(*r));
+	struct utrace_event_header *ev;
+	struct utrace_event_exec *exec;
+	struct utrace_event_exit *death;
+	int fd = utrace_open(), status;
+	pid_t pid;
+
+	ASSERT_GE(fd, 0);
+	utrace_reader_init(r, fd);
+	pid = fork();
+	if (pid == 0) {
+		if (utrace_attach(fd, 0, UTRACE_ATTACH_LAUNCH,
+				  UTRACE_EVMASK(UTRACE_EV_DEATH),
+				  UTRACE_EVMASK(UTRACE_EV_DEATH), NULL))
+			_exit(100);
+		execl("/bin/true", "/bin/true", NULL);
+		_exit(101);
+	}
+	ev = utrace_wait(r, UTRACE_EV_EXEC, WAIT_MS);
+	ASSERT_NE(NULL, ev);
+	exec = utrace_body(ev);
+	EXPECT_EQ(pid, ev->tid);
+	EXPECT_EQ(UTRACE_EVF_STOPPED, ev->flags);
+	EXPECT_EQ(pid, exec->old_tid);
+	EXPECT_STREQ("/bin/true", (char *)(exec + 1));
+	EXPECT_EQ(strlen("/bin/true"), exec->name_len);
+	/* Still stopped at the exec: the parent sees no exit. */
+	usleep(100000);
+	EXPECT_EQ(0, waitpid(pid, &status, WNOHANG));
+
+	ASSERT_EQ(0, utrace_ctl(fd, ev->id, 0, UTRACE_CTL_RESUME, 0));
+	ev = utrace_wait(r, UTRACE_EV_DEATH, WAIT_MS);
+	ASSERT_NE(NULL, ev);
+	death = utrace_body(ev);
+	EXPECT_EQ(0, death->code);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	close(fd);
+	free(r);
+}
+
+TEST(syscall_arguments_and_results)
+{
+	struct utrace_reader *r = malloc(sizeof(*r));
+	__u64 events = UTRACE_EVMASK(UTRACE_EV_SYSCALL_ENTRY) |
+		       UTRACE_EVMASK(UTRACE_EV_SYSCALL_EXIT) |
+		       UTRACE_EVMASK(UTRACE_EV_DEATH);
+	struct utrace_event_header *ev;
+	struct utrace_event_syscall *sc;
+	struct tracee t = start_tracee(syscalls_fn);
+	int saw_getppid = 0, saw_write_entry = 0, saw_write_exit = 0;
+	__u64 id, last_seq = 0;
+	int fd = utrace_open();
+
+	ASSERT_GE(fd, 0);
+	utrace_reader_init(r, fd);
+	ASSERT_EQ(0, utrace_attach(fd, t.pid, 0, events, events, &id));
+	go(&t);
+	while ((ev = utrace_next(r, WAIT_MS)) && ev->type != UTRACE_EV_DEATH) {
+		/* Numbered in order, without gaps. */
+		if (last_seq)
+			EXPECT_EQ(last_seq + 1, ev->seq);
+		last_seq = ev->seq;
+		EXPECT_EQ(0, ev->flags);
+		sc = utrace_body(ev);
+		EXPECT_EQ(AUDIT_ARCH_X86_64, sc->arch);
+		if (ev->type == UTRACE_EV_SYSCALL_EXIT && sc->nr == SYS_getppid) {
+			EXPECT_EQ(getpid(), sc->ret);
+			saw_getppid = 1;
+		}
+		if (ev->type == UTRACE_EV_SYSCALL_ENTRY && sc->nr == SYS_write) {
+			EXPECT_EQ((__u64)-1, sc->args[0]);
+			EXPECT_EQ(7, sc->args[2]);
+			saw_write_entry = 1;
+		}
+		if (ev->type == UTRACE_EV_SYSCALL_EXIT && sc->nr == SYS_write) {
+			EXPECT_EQ(-EBADF, sc->ret);
+			saw_write_exit = 1;
+		}
+	}
+	ASSERT_NE(NULL, ev);
+	EXPECT_TRUE(saw_getppid);
+	EXPECT_TRUE(saw_write_entry);
+	EXPECT_TRUE(saw_write_exit);
+	EXPECT_EQ(0, reap(&t));
+	close(fd);
+	free(r);
+}
+
+TEST(signals_suppressed_and_injected)
+{
+	struct utrace_reader *r = malloc(sizeof(*r));
+	struct utrace_event_header *ev;
+	struct utrace_event_signal *sig;
+	struct tracee t;
+	__u64 id;
+	int fd = utrace_open();
+
+	ASSERT_GE(fd, 0);
+	signal(SIGUSR1, on_usr1);
+	signal(SIGUSR2, on_usr2);
+	t = start_tracee(signal_fn);
+	signal(SIGUSR1, SIG_DFL);
+	signal(SIGUSR2, SIG_DFL);
+	utrace_reader_init(r, fd);
+	ASSERT_EQ(0, utrace_attach(fd, t.pid, 0,
+				   UTRACE_EVMASK(UTRACE_EV_SIGNAL), 0, &id));
+	go(&t);
+
+	/* The first SIGUSR1 is suppressed... */
+	ev = utrace_wait(r, UTRACE_EV_SIGNAL, WAIT_MS);
+	ASSERT_NE(NULL, ev);
+	sig = utrace_body(ev);
+	EXPECT_EQ(SIGUSR1, sig->signo);
+	EXPECT_EQ(SI_TKILL, sig->code);
+	EXPECT_EQ(t.pid, sig->pid);
+	EXPECT_EQ(2, sig->disposition);
+	EXPECT_EQ(UTRACE_EVF_STOPPED, ev->flags);
+	ASSERT_EQ(0, utrace_ctl(fd, id, UTRACE_CTL_SIGNAL, UTRACE_CTL_RESUME, 0));
+
+	/* ...the second turns into a SIGUSR2. */
+	ev = utrace_wait(r, UTRACE_EV_SIGNAL, WAIT_MS);
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(SIGUSR1, ((struct utrace_event_signal *)utrace_body(ev))->signo);
+	ASSERT_EQ(0, utrace_ctl(fd, id, UTRACE_CTL_SIGNAL, UTRACE_CTL_RESUME,
+				SIGUSR2));
+	EXPECT_EQ(1, reap(&t));
+	close(fd);
+	free(r);
+}
+
+/* Every request, with a size, flags or reserved field it must refuse. */
+static const struct {
+	unsigned long cmd;
+	size_t size, ver0;
+	size_t flags_offset;	/* 0: no flags field */
+	size_t reserved_offset;
+} requests[] = {
+#define REQ(cmd, type, ver0) \
+	{ cmd, sizeof(struct type), ver0, offsetof(struct type, flags), \
+	  offsetof(struct type, reserved) }
+	REQ(UTRACE_IOC_ATTACH, utrace_attach, UTRACE_ATTACH_SIZE_VER0),
+	REQ(UTRACE_IOC_DETACH, utrace_detach, UTRACE_DETACH_SIZE_VER0),
+	REQ(UTRACE_IOC_SET_EVENTS, utrace_event_mask, UTRACE_EVENTS_SIZE_VER0),
+	REQ(UTRACE_IOC_CONTROL, utrace_control, UTRACE_CONTROL_SIZE_VER0),
+	REQ(UTRACE_IOC_GET_REGSET, utrace_regset, UTRACE_REGSET_SIZE_VER0),
+	REQ(UTRACE_IOC_SET_REGSET, utrace_regset, UTRACE_REGSET_SIZE_VER0),
+	REQ(UTRACE_IOC_READ_MEM, utrace_mem, UTRACE_MEM_SIZE_VER0),
+	REQ(UTRACE_IOC_WRITE_MEM, utrace_mem, UTRACE_MEM_SIZE_VER0),
+	REQ(UTRACE_IOC_SET_WATCH, utrace_watch, UTRACE_WATCH_SIZE_VER0),
+	REQ(UTRACE_IOC_CLEAR_WATCH, utrace_watch, UTRACE_WATCH_SIZE_VER0),
+#undef REQ
+};
+
+TEST(bad_requests_get_clear_errors)
+{
+	char *unmapped = mmap(NULL, 4096, PROT_NONE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	__u64 buf[128];
+	unsigned int i;
+	int fd = utrace_open();
+
+	ASSERT_GE(fd, 0);
+	for (i = 0; i < sizeof(requests) / sizeof(requests[0]); i++) {
+		unsigned long cmd = requests[i].cmd;
+		__u32 *size = (__u32 *)buf;
+
+		TH_LOG("request %#lx", cmd);
+		memset(buf, 0, sizeof(buf));
+		*size = 0;
+		EXPECT_EQ(-EINVAL, utrace_ioctl(fd, cmd, buf));
+		*size = requests[i].ver0 - 8;
+		EXPECT_EQ(-EINVAL, utrace_ioctl(fd, cmd, buf));
+		*size = 4097;
+		EXPECT_EQ(-EINVAL, utrace_ioctl(fd, cmd, buf));
+		/* A newer, bigger struct is fine while the new bytes are 0... */
+		*size = requests[i].size + 8;
+		buf[requests[i].size / 8] = 1;
+		EXPECT_EQ(-E2BIG, utrace_ioctl(fd, cmd, buf));
+		buf[requests[i].size / 8] = 0;
+
+		*size = requests[i].size;
+		*(__u32 *)((char *)buf + requests[i].flags_offset) = 0x80000000;
+		EXPECT_EQ(-EINVAL, utrace_ioctl(fd, cmd, buf));
+		*(__u32 *)((char *)buf + requests[i].flags_offset) = 0;
+		*(__u64 *)((char *)buf + requests[i].reserved_offset) = 1;
+		EXPECT_EQ(-EINVAL, utrace_ioctl(fd, cmd, buf));
+
+		EXPECT_EQ(-EFAULT, utrace_ioctl(fd, cmd, NULL));
+		EXPECT_EQ(-EFAULT, utrace_ioctl(fd, cmd, unmapped));
+	}
+	EXPECT_EQ(-ENOTTY, utrace_ioctl(fd, _IO(UTRACE_IOC_MAGIC, 0x7f), buf));
+	EXPECT_EQ(-ENOTTY, utrace_ioctl(fd, _IO('X', 1), buf));
+	close(fd);
+}
+
+TEST(bad_threads_and_states)
+{
+	struct utrace_reader *r = malloc(sizeof(*r));
+	struct user_regs_struct regs;
+	struct tracee t = start_tracee(spin_fn);
+	char small[8], buf[64], *area;
+	size_t done;
+	__u64 id, other_id;
+	int fd = utrace_open(), other = utrace_open();
+	struct tracee t2 = start_tracee(spin_fn);
+
+	ASSERT_GE(fd, 0);
+	ASSERT_GE(other, 0);
+	utrace_reader_init(r, fd);
+	/* No such thread, a tid that is not a thread, the pid 0 without
+	 * launch, and unknown event bits. */
+	EXPECT_EQ(-ESRCH, utrace_attach(fd, INT_MAX - 1, 0, 0, 0, NULL));
+	EXPECT_EQ(-EINVAL, utrace_attach(fd, 0, 0, 0, 0, NULL));
+	EXPECT_EQ(-EINVAL, utrace_attach(fd, t.pid, 0, 1ULL << 40, 0, NULL));
+	EXPECT_EQ(-EINVAL, utrace_attach(fd, t.pid, 0, 0,
+					 UTRACE_EVMASK(UTRACE_EV_EXEC), NULL));
+
+	go(&t);
+	ASSERT_EQ(0, utrace_attach(fd, t.pid, 0, 0, 0, &id));
+	/* Running: no registers, no memory, no step. */
+	EXPECT_EQ(-EBUSY, utrace_regs(fd, id, UTRACE_IOC_GET_REGSET,
+				      NT_PRSTATUS, &regs, sizeof(regs), &done));
+	EXPECT_EQ(-EBUSY, utrace_mem(fd, id, UTRACE_IOC_READ_MEM,
+				     (uintptr_t)&watched, buf, 8, &done));
+	EXPECT_EQ(-EBUSY, utrace_ctl(fd, id, 0, UTRACE_CTL_SINGLESTEP, 0));
+	/* An id never given, and one another session gave. */
+	EXPECT_EQ(-ESRCH, utrace_ctl(fd, id + 1000, 0, UTRACE_CTL_STOP, 0));
+	ASSERT_EQ(0, utrace_attach(other, t2.pid, 0, 0, 0, &other_id));
+	EXPECT_NE(id, other_id);
+	EXPECT_EQ(-ESRCH, utrace_ctl(fd, other_id, 0, UTRACE_CTL_STOP, 0));
+	/* Nonsense actions and signals. */
+	EXPECT_EQ(-EINVAL, utrace_ctl(fd, id, 0, 99, 0));
+	EXPECT_EQ(-EINVAL, utrace_ctl(fd, id, UTRACE_CTL_SIGNAL,
+				      UTRACE_CTL_RESUME, 999));
+	EXPECT_EQ(-EINVAL, utrace_ctl(fd, id, 0, UTRACE_CTL_RESUME, 9));
+
+	ASSERT_EQ(0, utrace_ctl(fd, id, 0, UTRACE_CTL_STOP, 0));
+	ASSERT_NE(NULL, utrace_wait(r, UTRACE_EV_STOP, WAIT_MS));
+	/*
+	 * Stopped: an unknown register set, and a huge length into a page
+	 * followed by a hole, which the copy runs into.
+	 */
+	EXPECT_EQ(-EINVAL, utrace_regs(fd, id, UTRACE_IOC_GET_REGSET, 0x9999,
+				       &regs, sizeof(regs), &done));
+	area = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, area);
+	ASSERT_EQ(0, mprotect(area + 4096, 4096, PROT_NONE));
+	EXPECT_EQ(-EFAULT, utrace_mem(fd, id, UTRACE_IOC_READ_MEM,
+				      (uintptr_t)spin_start & ~4095UL, area,
+				      1ULL << 62, &done));
+	EXPECT_EQ(-EFAULT, utrace_regs(fd, id, UTRACE_IOC_GET_REGSET,
+				       NT_PRSTATUS, NULL, sizeof(regs), &done));
+
+	/* read(): too small a buffer for a record, and nothing queued. */
+	ASSERT_EQ(0, utrace_ctl(fd, id, 0, UTRACE_CTL_SINGLESTEP, 0));
+	usleep(200000);
+	EXPECT_EQ(-1, read(fd, small, sizeof(small)));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_NE(NULL, utrace_wait(r, UTRACE_EV_STEP, WAIT_MS));
+	ASSERT_EQ(0, fcntl(fd, F_SETFL, O_NONBLOCK));
+	EXPECT_EQ(-1, read(fd, buf, sizeof(buf)));
+	EXPECT_EQ(EAGAIN, errno);
+
+	kill_tracee(&t);
+	kill_tracee(&t2);
+	close(fd);
+	close(other);
+	free(r);
+}
+
+TEST(one_exclusive_session_per_thread)
+{
+	struct utrace_reader *ra = malloc(sizeof(*ra)), *rb = malloc(sizeof(*rb));
+	struct tracee t1 = start_tracee(spin_fn), t2 = start_tracee(spin_fn);
+	int a = utrace_open(), b = utrace_open();
+	__u64 id1, id2;
+
+	ASSERT_GE(a, 0);
+	ASSERT_GE(b, 0);
+	utrace_reader_init(ra, a);
+	utrace_reader_init(rb, b);
+	go(&t1);
+	go(&t2);
+	/* Two sessions, two processes: both work at once. */
+	ASSERT_EQ(0, utrace_attach(a, t1.pid, UTRACE_ATTACH_STOP, 0, 0, &id1));
+	ASSERT_EQ(0, utrace_attach(b, t2.pid, UTRACE_ATTACH_STOP, 0, 0, &id2));
+	ASSERT_NE(NULL, utrace_wait(ra, UTRACE_EV_STOP, WAIT_MS));
+	ASSERT_NE(NULL, utrace_wait(rb, UTRACE_EV_STOP, WAIT_MS));
+	/* One process, two sessions: the second is refused. */
+	EXPECT_EQ(-EBUSY, utrace_attach(b, t1.pid, 0, 0, 0, NULL));
+	EXPECT_EQ(-EBUSY, utrace_attach(a, t1.pid, 0, 0, 0, NULL));
+	kill_tracee(&t1);
+	kill_tracee(&t2);
+	close(a);
+	close(b);
+	free(ra);
+	free(rb);
+}
+
+TEST(poll_fdinfo_and_hangup)
+{
+	struct utrace_reader *r = malloc(sizeof(*r));
+	struct pollfd pfd;
+	struct tracee t = start_tracee(syscalls_fn);
+	char path[64], info[4096], expect[64];
+	ssize_t n;
+	__u64 id;
+	int fd = utrace_open(), info_fd;
+
+	ASSERT_GE(fd, 0);
+	utrace_reader_init(r, fd);
+	ASSERT_EQ(0, utrace_attach(fd, t.pid, 0, UTRACE_EVMASK(UTRACE_EV_DEATH),
+				   UTRACE_EVMASK(UTRACE_EV_DEATH), &id));
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	info_fd = open(path, O_RDONLY);
+	ASSERT_GE(info_fd, 0);
+	n = read(info_fd, info, sizeof(info) - 1);
+	ASSERT_GT(n, 0);
+	info[n] = '\0';
+	snprintf(expect, sizeof(expect), "id %llu tid %d running",
+		 (unsigned long long)id, t.pid);
+	EXPECT_NE(NULL, strstr(info, expect));
+	close(info_fd);
+
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+	go(&t);
+	EXPECT_EQ(0, reap(&t));
+	ASSERT_EQ(1, poll(&pfd, 1, WAIT_MS));
+	EXPECT_TRUE(pfd.revents & POLLIN);
+	ASSERT_NE(NULL, utrace_wait(r, UTRACE_EV_DEATH, WAIT_MS));
+	/* Nothing left to trace: hang-up, and read() says end of stream. */
+	ASSERT_EQ(1, poll(&pfd, 1, WAIT_MS));
+	EXPECT_EQ(POLLHUP, pfd.revents);
+	EXPECT_EQ(0, read(fd, info, sizeof(info)));
+	close(fd);
+	free(r);
+}
+
+/*
+ * Become @uid.  Changing credentials makes a process undumpable, which
+ * only CAP_SYS_PTRACE could trace: make it dumpable again, so that the
+ * tests see the uid and Yama rules alone.
+ */
+static int become(uid_t uid)
+{
+	if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+		return -1;
+	return prctl(PR_SET_DUMPABLE, 1);
+}
+
+/* Run @fn in a child as user @uid; its exit status, or -1. */
+static int as_user(uid_t uid, int (*fn)(void *), void *arg)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (become(uid))
+			_exit(100);
+		_exit(fn(arg));
+	}
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int attach_errno(void *arg)
+{
+	int fd = utrace_open();
+
+	if (fd < 0)
+		return 101;
+	return -utrace_attach(fd, *(pid_t *)arg, 0, 0, 0, NULL);
+}
+
+/* As user 65534: attach to a child of our own, and to @arg. */
+static int attach_child_and_other(void *arg)
+{
+	struct tracee child = start_tracee(spin_fn);
+	int fd = utrace_open(), ret;
+
+	if (fd < 0)
+		return 101;
+	ret = utrace_attach(fd, child.pid, 0, 0, 0, NULL);
+	kill_tracee(&child);
+	if (ret)
+		return 102;
+	return -utrace_attach(fd, *(pid_t *)arg, 0, 0, 0, NULL);
+}
+
+static int spin_as_nobody(void)
+{
+	if (become(65534))
+		return 100;
+	return spin_fn();
+}
+
+static int spin_as_other(void)
+{
+	if (become(65533))
+		return 100;
+	return spin_fn();
+}
+
+static int write_file(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, value, strlen(value)) == (ssize_t)strlen(value);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+TEST(permission_is_ptrace_permission)
+{
+	struct tracee root = start_tracee(spin_fn);
+	struct tracee other = start_tracee(spin_as_other);
+	struct tracee same = start_tracee(spin_as_nobody);
+	const char *scope = "/proc/sys/kernel/yama/ptrace_scope";
+
+	go(&root);
+	go(&other);
+	go(&same);
+	usleep(100000);
+	ASSERT_EQ(0, write_file(scope, "0"));
+	/* A root process, another user's process: no. */
+	EXPECT_EQ(EPERM, as_user(65534, attach_errno, &root.pid));
+	EXPECT_EQ(EPERM, as_user(65534, attach_errno, &other.pid));
+	/* The same user's process: yes, unless Yama says only children. */
+	EXPECT_EQ(0, as_user(65534, attach_errno, &same.pid));
+	ASSERT_EQ(0, write_file(scope, "1"));
+	EXPECT_EQ(EPERM, as_user(65534, attach_child_and_other, &same.pid));
+	ASSERT_EQ(0, write_file(scope, "0"));
+	kill_tracee(&root);
+	kill_tracee(&other);
+	kill_tracee(&same);
+}
+
+#define MANY_THREADS 50
+
+static volatile long *counters;
+
+static void *count_fn(void *arg)
+{
+	volatile long *counter = arg;
+
+	for (;;)
+		(*counter)++;
+	return NULL;
+}
+
+static int many_threads_fn(void)
+{
+	pthread_t thread;
+	int i;
+
+	for (i = 0; i < MANY_THREADS; i++)
+		pthread_create(&thread, NULL, count_fn, (void *)&counters[i]);
+	for (;;)
+		pause();
+	return 0;
+}
+
+/*
+ * How many of the counting threads count within @msecs: 50 runnable
+ * threads on two emulated CPUs take a while to all get a turn.
+ */
+static int count_moving(int msecs)
+{
+	long start[MANY_THREADS];
+	int i, moved, waited;
+
+	for (i = 0; i < MANY_THREADS; i++)
+		start[i] = counters[i];
+	for (waited = 0; ; waited += 100) {
+		moved = 0;
+		for (i = 0; i < MANY_THREADS; i++)
+			moved += counters[i] != start[i];
+		if (moved == MANY_THREADS || waited >= msecs)
+			return moved;
+		usleep(100000);
+	}
+}
+
+TEST(tracer_death_lets_every_thread_run)
+{
+	struct tracee t;
+	int ready[2], status;
+	pid_t tracer;
+	char c;
+
+	counters = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, counters);
+	t = start_tracee(many_threads_fn);
+	go(&t);
+	ASSERT_EQ(MANY_THREADS, count_moving(20000));
+
+	ASSERT_EQ(0, pipe(ready));
+	tracer = fork();
+	if (tracer == 0) {
+		struct utrace_reader *r = malloc(sizeof(*r));
+		int fd = utrace_open(), stopped = 0;
+
+		utrace_reader_init(r, fd);
+		if (utrace_attach(fd, t.pid, UTRACE_ATTACH_GROUP |
+				  UTRACE_ATTACH_STOP, 0, 0, NULL))
+			_exit(1);
+		while (stopped < MANY_THREADS + 1 &&
+		       utrace_wait(r, UTRACE_EV_STOP, WAIT_MS))
+			stopped++;
+		if (write(ready[1], "r", 1) != 1)
+			_exit(2);
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	/* All held: nothing counts. */
+	EXPECT_EQ(0, count_moving(1000));
+
+	kill(tracer, SIGKILL);
+	ASSERT_EQ(tracer, waitpid(tracer, &status, 0));
+	/* The tracer's death released every one of them. */
+	EXPECT_EQ(MANY_THREADS, count_moving(20000));
+	kill_tracee(&t);
+}
+
+TEST(ia32_tracee_has_the_ia32_register_layout)
+{
+	struct utrace_reader *r = malloc(sizeof(*r));
+	char path[PATH_MAX], spin32[PATH_MAX + 32], regs[1024];
+	struct utrace_event_header *ev;
+	ssize_t n;
+	size_t done;
+	__u32 eip;
+	__u64 id;
+	pid_t pid;
+	int fd = utrace_open();
+
+	ASSERT_GE(fd, 0);
+	n = readlink("/proc/self/exe", path, sizeof(path) - 32);
+	ASSERT_GT(n, 0);
+	path[n] = '\0';
+	snprintf(spin32, sizeof(spin32), "%s/utrace_spin32", dirname(path));
+	ASSERT_EQ(0, access(spin32, X_OK));
+
+	utrace_reader_init(r, fd);
+	pid = fork();
+	if (pid == 0) {
+		if (utrace_attach(fd, 0, UTRACE_ATTACH_LAUNCH, 0, 0, NULL))
+			_exit(100);
+		execl(spin32, spin32, NULL);
+		_exit(101);
+	}
+	ev = utrace_wait(r, UTRACE_EV_EXEC, WAIT_MS);
+	ASSERT_NE(NULL, ev);
+	id = ev->id;
+	/* struct user_regs_struct of i386: 17 registers of 4 bytes. */
+	ASSERT_EQ(0, utrace_regs(fd, id, UTRACE_IOC_GET_REGSET, NT_PRSTATUS,
+				 regs, sizeof(regs), &done));
+	EXPECT_EQ(17 * 4, done);
+	memcpy(&eip, regs + 12 * 4, sizeof(eip));
+	EXPECT_NE(0, eip);
+	EXPECT_LT(eip, 0x100000000ULL);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	close(fd);
+	free(r);
+}
+
+TEST_HARNESS_MAIN
