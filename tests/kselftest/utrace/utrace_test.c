@@ -937,6 +937,8 @@ TEST(poll_fdinfo_and_hangup)
 	ASSERT_EQ(1, poll(&pfd, 1, WAIT_MS));
 	EXPECT_EQ(POLLHUP, pfd.revents);
 	EXPECT_EQ(0, read(fd, info, sizeof(info)));
+	/* The dead thread's id names nothing any more. */
+	EXPECT_EQ(-ESRCH, utrace_ctl(fd, id, 0, UTRACE_CTL_STOP, 0));
 	close(fd);
 	free(r);
 }
