@@ -6,7 +6,9 @@
  *
  * It prints "ready PID" and waits for a line on stdin, so the test can
  * attach its engines first, then does what MODE says and prints what it
- * saw, one "key=value" line per fact.
+ * saw, one "key=value" line per fact.  MODE "ids" only prints the real
+ * and effective uids, at once: run set-user-ID, it shows whether the
+ * exec that started it raised its privilege.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -180,6 +182,10 @@ int main(int argc, char **argv)
 	const char *mode = argc > 1 ? argv[1] : "";
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(mode, "ids")) {
+		printf("uid=%d euid=%d\n", (int)getuid(), (int)geteuid());
+		return 0;
+	}
 	if (!strcmp(mode, "signals"))
 		return mode_signals();
 

@@ -45,8 +45,8 @@ def session(utrace_module):
 def start_tracee(tracee_program):
     started = []
 
-    def start(mode, *args):
-        started.append(Tracee(tracee_program, mode, *args))
+    def start(mode, *args, user=None):
+        started.append(Tracee(tracee_program, mode, *args, user=user))
         return started[-1]
 
     yield start

@@ -2,7 +2,12 @@
 
 import errno
 import os
+import shutil
+import signal
+import subprocess
 import time
+
+import pytest
 
 
 def test_lookup_by_ops_and_data(session, start_tracee):
@@ -106,3 +111,60 @@ def test_blockstep_stops_after_the_step(session, start_tracee):
     time.sleep(0.2)
     assert tracee.proc.poll() is None
     assert tracee.state()["SigPnd"].strip("0") == ""
+
+
+NOBODY = 65534
+
+
+@pytest.fixture
+def setuid_root_copy(tracee_program):
+    """A set-user-ID root copy of the tracee program on the guest's tmpfs."""
+    path = "/tmp/utrace_tracee_setuid"
+    shutil.copy(tracee_program, path)
+    os.chown(path, 0, 0)
+    os.chmod(path, 0o4755)
+    yield path
+    os.unlink(path)
+
+
+def test_setuid_exec_under_an_engine_gains_no_privilege(
+        session, start_tracee, setuid_root_copy):
+    # Untraced, the copy does run as root...
+    untraced = subprocess.run([setuid_root_copy, "ids"], user=NOBODY,
+                              capture_output=True, text=True, check=True)
+    assert untraced.stdout.split() == [f"uid={NOBODY}", "euid=0"]
+    # ...but not with an engine attached, as under ptrace (LSM_UNSAFE_PTRACE).
+    tracee = start_tracee("exec", setuid_root_copy, "ids", user=NOBODY)
+    s = session()
+    s.attach(tracee.pid, "exec")
+    tracee.go()
+    s.wait_for("exec", file=setuid_root_copy)
+    assert tracee.facts() == {"uid": str(NOBODY), "euid": str(NOBODY)}
+    assert tracee.wait() == 0
+
+
+def test_stop_of_a_thread_in_a_job_control_stop(session, start_tracee):
+    s = session()
+    tracee = start_tracee("spin")
+    s.attach(tracee.pid, "quiesce")
+    tracee.go()
+    tracee.readline()
+    os.kill(tracee.pid, signal.SIGSTOP)
+    deadline = time.monotonic() + 30
+    while not tracee.state()["State"].startswith("T"):
+        assert time.monotonic() < deadline, tracee.state()
+        time.sleep(0.02)
+    # A job control stop counts as stopped: no -EINPROGRESS...
+    s("reply 0 stop")
+    s("control 0 stop")
+    # ...and SIGCONT takes the thread from it into the utrace stop.
+    os.kill(tracee.pid, signal.SIGCONT)
+    s.wait_stopped()
+    assert tracee.state()["State"] == "t (tracing stop)"
+    ip = s.registers().int("ip")
+    time.sleep(0.2)
+    assert s.registers().int("ip") == ip
+    s("reply 0 resume")
+    s("control 0 resume")
+    time.sleep(0.2)
+    assert tracee.state()["State"].startswith(("R", "S"))

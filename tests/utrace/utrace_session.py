@@ -108,10 +108,10 @@ class UtraceSession:
 class Tracee:
     """tests/programs/utrace_tracee: prints "ready PID", waits for a line."""
 
-    def __init__(self, program, mode, *args):
+    def __init__(self, program, mode, *args, user=None):
         self.proc = subprocess.Popen([program, mode, *args], text=True,
                                      stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE)
+                                     stdout=subprocess.PIPE, user=user)
         ready = self.readline()
         assert ready.startswith("ready "), ready
         self.pid = int(ready.split()[1])
