@@ -1,0 +1,446 @@
+/* froggy-device.c
+ *
+ * A FroggyDevice is one open file of /dev/utrace: one tracer session in
+ * the kernel.  Requests are ioctl()s, which never block on a tracee; the
+ * event records are read from the main loop (g_unix_fd_add) whenever the
+ * file is readable, and handed out one by one with the ::event signal.
+ * ::hangup says every traced thread is gone.  Closing the file detaches
+ * whatever is still attached, and lets every stopped thread run.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#define G_LOG_DOMAIN "froggyd"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glib-unix.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "froggy-device.h"
+#include "froggy-error.h"
+
+#define FROGGY_DEVICE_PATH   "/dev/utrace"
+#define FROGGY_READ_BUF_SIZE (64 * 1024)
+
+struct _FroggyDevice
+{
+  GObject  parent_instance;
+  int      fd;
+  guint    watch;
+  guint8  *buf;
+};
+
+enum {
+  EVENT,
+  HANGUP,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+G_DEFINE_FINAL_TYPE (FroggyDevice, froggy_device, G_TYPE_OBJECT)
+
+void
+froggy_device_close (FroggyDevice *self)
+{
+  g_return_if_fail (FROGGY_IS_DEVICE (self));
+
+  g_clear_handle_id (&self->watch, g_source_remove);
+  if (self->fd >= 0)
+    {
+      close (self->fd);
+      self->fd = -1;
+    }
+}
+
+static void
+froggy_device_finalize (GObject *object)
+{
+  FroggyDevice *self = FROGGY_DEVICE (object);
+
+  froggy_device_close (self);
+  g_free (self->buf);
+  G_OBJECT_CLASS (froggy_device_parent_class)->finalize (object);
+}
+
+static void
+froggy_device_class_init (FroggyDeviceClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = froggy_device_finalize;
+
+  /**
+   * FroggyDevice::event:
+   * @record: the const struct utrace_event_header * of a whole record,
+   *   valid during the emission only
+   */
+  signals[EVENT] = g_signal_new ("event", G_TYPE_FROM_CLASS (klass),
+                                 G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                 G_TYPE_NONE, 1, G_TYPE_POINTER);
+  signals[HANGUP] = g_signal_new ("hangup", G_TYPE_FROM_CLASS (klass),
+                                  G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                  G_TYPE_NONE, 0);
+}
+
+static void
+froggy_device_init (FroggyDevice *self)
+{
+  self->fd = -1;
+  self->buf = g_malloc (FROGGY_READ_BUF_SIZE);
+}
+
+/* Everything queued is read in one go, so that one wakeup serves a burst
+ * of events; the records are handed out in order. */
+static gboolean
+froggy_device_readable (int          fd,
+                        GIOCondition condition,
+                        gpointer     user_data)
+{
+  FroggyDevice *self = user_data;
+  g_autoptr(FroggyDevice) hold = g_object_ref (self);
+
+  for (;;)
+    {
+      gssize n = read (fd, self->buf, FROGGY_READ_BUF_SIZE);
+      gssize offset = 0;
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0 && errno == EAGAIN)
+        return G_SOURCE_CONTINUE;
+      if (n <= 0)
+        {
+          if (n < 0)
+            g_warning ("reading events: %s", g_strerror (errno));
+          self->watch = 0;
+          g_signal_emit (self, signals[HANGUP], 0);
+          return G_SOURCE_REMOVE;
+        }
+
+      while (offset + (gssize) sizeof (struct utrace_event_header) <= n)
+        {
+          const struct utrace_event_header *record = (gpointer) (self->buf + offset);
+
+          if (record->size < sizeof *record || (gsize) offset + record->size > (gsize) n)
+            {
+              g_critical ("malformed event record of %u bytes", record->size);
+              break;
+            }
+          g_debug ("event %u of thread %d (id %" G_GUINT64_FORMAT ")%s",
+                   record->type, record->tid, (guint64) record->id,
+                   record->flags & UTRACE_EVF_STOPPED ? ", stopped" : "");
+          g_signal_emit (self, signals[EVENT], 0, record);
+          if (self->fd < 0)
+            return G_SOURCE_REMOVE;
+          offset += record->size;
+        }
+    }
+}
+
+FroggyDevice *
+froggy_device_open (GError **error)
+{
+  g_autoptr(FroggyDevice) self = g_object_new (FROGGY_TYPE_DEVICE, NULL);
+  struct utrace_api api = {
+    .size = sizeof api,
+    .api = UTRACE_API,
+    .features = UTRACE_FEATURE_NONSTOP | UTRACE_FEATURE_WATCHPOINTS |
+                UTRACE_FEATURE_LAUNCH,
+  };
+
+  self->fd = open (FROGGY_DEVICE_PATH, O_RDWR | O_CLOEXEC | O_NONBLOCK);
+  if (self->fd < 0)
+    {
+      int errsv = errno;
+
+      g_propagate_error (error, froggy_error_from_errno (errsv, "opening " FROGGY_DEVICE_PATH));
+      return NULL;
+    }
+  if (ioctl (self->fd, UTRACE_IOC_API, &api) < 0)
+    {
+      int errsv = errno;
+
+      g_propagate_error (error, froggy_error_from_errno (errsv, "the /dev/utrace handshake"));
+      return NULL;
+    }
+
+  self->watch = g_unix_fd_add (self->fd, G_IO_IN | G_IO_HUP | G_IO_ERR,
+                               froggy_device_readable, self);
+  return g_steal_pointer (&self);
+}
+
+int
+froggy_device_get_fd (FroggyDevice *self)
+{
+  g_return_val_if_fail (FROGGY_IS_DEVICE (self), -1);
+
+  return self->fd;
+}
+
+static gboolean
+request (FroggyDevice  *self,
+         unsigned long  nr,
+         gpointer       arg,
+         const char    *what,
+         GError       **error)
+{
+  if (self->fd < 0)
+    {
+      g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_NO_SESSION, "%s: the session is closed", what);
+      return FALSE;
+    }
+  if (ioctl (self->fd, nr, arg) < 0)
+    {
+      int errsv = errno;
+
+      g_propagate_error (error, froggy_error_from_errno (errsv, what));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+froggy_device_attach (FroggyDevice  *self,
+                      pid_t          tid,
+                      guint32        flags,
+                      guint64        events,
+                      guint64        nonstop,
+                      guint64       *id,
+                      GError       **error)
+{
+  struct utrace_attach attach = {
+    .size = sizeof attach,
+    .flags = flags,
+    .tid = tid,
+    .events = events,
+    .nonstop = nonstop,
+  };
+
+  g_return_val_if_fail (FROGGY_IS_DEVICE (self), FALSE);
+
+  if (!request (self, UTRACE_IOC_ATTACH, &attach, "attach", error))
+    return FALSE;
+  if (id != NULL)
+    *id = attach.id;
+  return TRUE;
+}
+
+gboolean
+froggy_device_detach (FroggyDevice  *self,
+                      guint64        id,
+                      GError       **error)
+{
+  struct utrace_detach detach = { .size = sizeof detach, .id = id };
+
+  g_return_val_if_fail (FROGGY_IS_DEVICE (self), FALSE);
+
+  return request (self, UTRACE_IOC_DETACH, &detach, "detach", error);
+}
+
+gboolean
+froggy_device_set_events (FroggyDevice  *self,
+                          guint64        id,
+                          guint64        events,
+                          guint64        nonstop,
+                          GError       **error)
+{
+  struct utrace_event_mask mask = {
+    .size = sizeof mask,
+    .id = id,
+    .events = events,
+    .nonstop = nonstop,
+  };
+
+  g_return_val_if_fail (FROGGY_IS_DEVICE (self), FALSE);
+
+  return request (self, UTRACE_IOC_SET_EVENTS, &mask, "setting events", error);
+}
+
+gboolean
+froggy_device_control (FroggyDevice  *self,
+                       guint64        id,
+                       guint32        action,
+                       int            signo,
+                       GError       **error)
+{
+  struct utrace_control control = {
+    .size = sizeof control,
+    .id = id,
+    .action = action,
+  };
+
+  g_return_val_if_fail (FROGGY_IS_DEVICE (self), FALSE);
+
+  if (signo >= 0)
+    {
+      control.flags |= UTRACE_CTL_SIGNAL;
+      control.signal = signo;
+    }
+  return request (self, UTRACE_IOC_CONTROL, &control, "control", error);
+}
+
+gboolean
+froggy_device_get_regset (FroggyDevice  *self,
+                          guint64        id,
+                          guint32        note_type,
+                          gpointer       buf,
+                          gsize         *len,
+                          GError       **error)
+{
+  struct utrace_regset regset = {
+    .size = sizeof regset,
+    .id = id,
+    .note_type = note_type,
+    .data = (guintptr) buf,
+    .len = *len,
+  };
+
+  g_return_val_if_fail (FROGGY_IS_DEVICE (self), FALSE);
+
+  if (!request (self, UTRACE_IOC_GET_REGSET, &regset, "reading registers", error))
+    return FALSE;
+  *len = regset.len;
+  return TRUE;
+}
+
+gboolean
+froggy_device_set_regset (FroggyDevice  *self,
+                          guint64        id,
+                          guint32        note_type,
+                          gconstpointer  buf,
+                          gsize          len,
+                          GError       **error)
+{
+  struct utrace_regset regset = {
+    .size = sizeof regset,
+    .id = id,
+    .note_type = note_type,
+    .data = (guintptr) buf,
+    .len = len,
+  };
+
+  g_return_val_if_fail (FROGGY_IS_DEVICE (self), FALSE);
+
+  return request (self, UTRACE_IOC_SET_REGSET, &regset, "writing registers", error);
+}
+
+gboolean
+froggy_device_get_regs (FroggyDevice            *self,
+                        guint64                  id,
+                        struct user_regs_struct *regs,
+                        GError                 **error)
+{
+  gsize len = sizeof *regs;
+
+  if (!froggy_device_get_regset (self, id, NT_PRSTATUS, regs, &len, error))
+    return FALSE;
+  if (len != sizeof *regs)
+    {
+      /* A 32-bit tracee has the i386 layout: not served yet. */
+      g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_KERNEL,
+                   "a %zu-byte register set: 32-bit tracees are not supported", len);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+froggy_device_set_regs (FroggyDevice                  *self,
+                        guint64                        id,
+                        const struct user_regs_struct *regs,
+                        GError                       **error)
+{
+  return froggy_device_set_regset (self, id, NT_PRSTATUS, regs, sizeof *regs, error);
+}
+
+static gssize
+transfer (FroggyDevice  *self,
+          unsigned long  nr,
+          guint64        id,
+          guint64        address,
+          gpointer       buf,
+          gsize          len,
+          const char    *what,
+          GError       **error)
+{
+  struct utrace_mem mem = {
+    .size = sizeof mem,
+    .id = id,
+    .addr = address,
+    .data = (guintptr) buf,
+    .len = len,
+  };
+
+  if (!request (self, nr, &mem, what, error))
+    return -1;
+  return mem.len;
+}
+
+gssize
+froggy_device_read_memory (FroggyDevice  *self,
+                           guint64        id,
+                           guint64        address,
+                           gpointer       buf,
+                           gsize          len,
+                           GError       **error)
+{
+  g_return_val_if_fail (FROGGY_IS_DEVICE (self), -1);
+
+  return transfer (self, UTRACE_IOC_READ_MEM, id, address, buf, len, "reading memory", error);
+}
+
+gssize
+froggy_device_write_memory (FroggyDevice  *self,
+                            guint64        id,
+                            guint64        address,
+                            gconstpointer  buf,
+                            gsize          len,
+                            GError       **error)
+{
+  g_return_val_if_fail (FROGGY_IS_DEVICE (self), -1);
+
+  return transfer (self, UTRACE_IOC_WRITE_MEM, id, address, (gpointer) buf, len,
+                   "writing memory", error);
+}
+
+gboolean
+froggy_device_set_watch (FroggyDevice  *self,
+                         guint64        id,
+                         guint64        address,
+                         guint32        len,
+                         guint32        kind,
+                         guint32       *slot,
+                         GError       **error)
+{
+  struct utrace_watch watch = {
+    .size = sizeof watch,
+    .id = id,
+    .addr = address,
+    .len = len,
+    .kind = kind,
+  };
+
+  g_return_val_if_fail (FROGGY_IS_DEVICE (self), FALSE);
+
+  if (!request (self, UTRACE_IOC_SET_WATCH, &watch, "setting a watchpoint", error))
+    return FALSE;
+  *slot = watch.slot;
+  return TRUE;
+}
+
+gboolean
+froggy_device_clear_watch (FroggyDevice  *self,
+                           guint64        id,
+                           guint32        slot,
+                           GError       **error)
+{
+  struct utrace_watch watch = { .size = sizeof watch, .id = id, .slot = slot };
+
+  g_return_val_if_fail (FROGGY_IS_DEVICE (self), FALSE);
+
+  return request (self, UTRACE_IOC_CLEAR_WATCH, &watch, "clearing a watchpoint", error);
+}

@@ -1,0 +1,86 @@
+/* froggy-device.h: one /dev/utrace session
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#pragma once
+
+#include <glib-object.h>
+#include <linux/utrace.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+G_BEGIN_DECLS
+
+#define FROGGY_TYPE_DEVICE (froggy_device_get_type ())
+G_DECLARE_FINAL_TYPE (FroggyDevice, froggy_device, FROGGY, DEVICE, GObject)
+
+FroggyDevice *froggy_device_open         (GError                        **error);
+int           froggy_device_get_fd       (FroggyDevice                   *self);
+void          froggy_device_close        (FroggyDevice                   *self);
+gboolean      froggy_device_attach       (FroggyDevice                   *self,
+                                          pid_t                           tid,
+                                          guint32                         flags,
+                                          guint64                         events,
+                                          guint64                         nonstop,
+                                          guint64                        *id,
+                                          GError                        **error);
+gboolean      froggy_device_detach       (FroggyDevice                   *self,
+                                          guint64                         id,
+                                          GError                        **error);
+gboolean      froggy_device_set_events   (FroggyDevice                   *self,
+                                          guint64                         id,
+                                          guint64                         events,
+                                          guint64                         nonstop,
+                                          GError                        **error);
+/* @signo < 0: no UTRACE_CTL_SIGNAL, the thread's own pending signal goes. */
+gboolean      froggy_device_control      (FroggyDevice                   *self,
+                                          guint64                         id,
+                                          guint32                         action,
+                                          int                             signo,
+                                          GError                        **error);
+gboolean      froggy_device_get_regset   (FroggyDevice                   *self,
+                                          guint64                         id,
+                                          guint32                         note_type,
+                                          gpointer                        buf,
+                                          gsize                          *len,
+                                          GError                        **error);
+gboolean      froggy_device_set_regset   (FroggyDevice                   *self,
+                                          guint64                         id,
+                                          guint32                         note_type,
+                                          gconstpointer                   buf,
+                                          gsize                           len,
+                                          GError                        **error);
+gboolean      froggy_device_get_regs     (FroggyDevice                   *self,
+                                          guint64                         id,
+                                          struct user_regs_struct        *regs,
+                                          GError                        **error);
+gboolean      froggy_device_set_regs     (FroggyDevice                   *self,
+                                          guint64                         id,
+                                          const struct user_regs_struct  *regs,
+                                          GError                        **error);
+/* Short transfers return the count done; nothing done is an error. */
+gssize        froggy_device_read_memory  (FroggyDevice                   *self,
+                                          guint64                         id,
+                                          guint64                         address,
+                                          gpointer                        buf,
+                                          gsize                           len,
+                                          GError                        **error);
+gssize        froggy_device_write_memory (FroggyDevice                   *self,
+                                          guint64                         id,
+                                          guint64                         address,
+                                          gconstpointer                   buf,
+                                          gsize                           len,
+                                          GError                        **error);
+gboolean      froggy_device_set_watch    (FroggyDevice                   *self,
+                                          guint64                         id,
+                                          guint64                         address,
+                                          guint32                         len,
+                                          guint32                         kind,
+                                          guint32                        *slot,
+                                          GError                        **error);
+gboolean      froggy_device_clear_watch  (FroggyDevice                   *self,
+                                          guint64                         id,
+                                          guint32                         slot,
+                                          GError                        **error);
+
+G_END_DECLS

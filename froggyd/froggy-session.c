@@ -1,0 +1,3053 @@
+/* froggy-session.c
+ *
+ * A FroggySession is one traced process tree: one /dev/utrace session in
+ * the kernel (a FroggyDevice), the processes and threads in it, the
+ * breakpoints, watchpoints and catchpoints set on it, and the clients
+ * (FroggyPeer) that control or observe it.
+ *
+ * Everything is driven by the device's event records, read in the main
+ * loop: a record either ends in a notification to the clients, with the
+ * thread left stopped for them, or is handled here and the thread goes on
+ * (a breakpoint whose condition is false, a step of a source-line step,
+ * an event nobody asked to see).  Nothing here ever waits for a tracee:
+ * what needs threads stopped first (attach, stop, detach, stepping over a
+ * breakpoint while other threads run) waits on a StopWaiter, completed
+ * from the records.
+ *
+ * Software breakpoints are int3 bytes written through the device.  A
+ * Site is one such byte in one process; user breakpoints and the daemon's
+ * own (the return address of a step over or out) share it.  To step a
+ * thread over a breakpoint, every other running thread of the process is
+ * stopped first, the original byte is put back, the thread steps one
+ * instruction, the int3 goes back and the others run on: no thread can
+ * run past the breakpoint unseen meanwhile, and none hits it twice.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#define G_LOG_DOMAIN "froggyd"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "froggy-breakpoint.h"
+#include "froggy-device.h"
+#include "froggy-error.h"
+#include "froggy-params.h"
+#include "froggy-registers.h"
+#include "froggy-session.h"
+#include "froggy-symbolizer.h"
+#include "froggy-syscalls.h"
+
+#define INT3 0xcc
+#define MAX_MEMORY_READ (1024 * 1024)
+
+/* What the kernel always reports to us, and which of it never stops. */
+#define BASE_EVENTS (UTRACE_EVMASK (UTRACE_EV_EXEC) | \
+                     UTRACE_EVMASK (UTRACE_EV_CLONE) | \
+                     UTRACE_EVMASK (UTRACE_EV_DEATH) | \
+                     UTRACE_EVMASK (UTRACE_EV_SIGNAL) | \
+                     UTRACE_EVMASK (UTRACE_EV_BREAKPOINT) | \
+                     UTRACE_EVMASK (UTRACE_EV_WATCHPOINT))
+#define BASE_NONSTOP (UTRACE_EVMASK (UTRACE_EV_CLONE) | \
+                      UTRACE_EVMASK (UTRACE_EV_DEATH))
+
+typedef struct
+{
+  guint64 address;
+  guint8  original;
+  guint   users;      /* enabled breakpoints and internal uses */
+} Site;
+
+typedef struct
+{
+  pid_t             pid;
+  FroggySymbolizer *symbolizer;
+  GHashTable       *sites;      /* guint64 address -> Site */
+  GHashTable       *armed;      /* a child's image: guint64 address -> breakpoint id */
+  gboolean          followed;   /* FALSE: a child to let go at its first stop */
+} Process;
+
+typedef enum
+{
+  AFTER_STEP_OVER_RESUME,
+  AFTER_STEP_OVER_STEP,
+} AfterStepOver;
+
+typedef struct
+{
+  guint64        id;            /* the device's */
+  pid_t          tid;
+  pid_t          pid;
+  gboolean       stopped;
+  gboolean       announced;     /* the first stop was reported */
+  gboolean       stop_requested;
+  gboolean       paused;        /* stopped by us, for another's step-over */
+  gboolean       deferred;      /* paused on a site: resumes after that step-over */
+  int            pending_signal; /* to inject on continue (a program's int3) */
+
+  /* stepping over the breakpoint at over_address */
+  guint64        over_address;
+  AfterStepOver  over_then;
+
+  /* a source-level step */
+  gboolean       stepping;
+  FroggyStepKind step_kind;
+  char          *step_file;
+  int            step_line;
+  guint64        step_prev_pc;
+  guint64        step_prev_sp;
+  guint64        return_address; /* an internal breakpoint, or 0 */
+  guint64        return_sp;      /* hit only with rsp above this */
+  gboolean       return_ends_step;
+} Thread;
+
+typedef struct
+{
+  guint    id;
+  guint64  address;
+  guint    length;
+  gboolean read_write;
+  pid_t    tid;          /* 0: every thread */
+  GArray  *slots;        /* (tid, slot) pairs as two ints */
+} Watchpoint;
+
+typedef struct
+{
+  guint            id;
+  FroggyCatchSpec *spec;
+} Catchpoint;
+
+typedef void (*StopWaiterDone) (FroggySession *self,
+                                gpointer       data);
+
+typedef struct
+{
+  GHashTable     *pending;    /* tids */
+  GArray         *tids;
+  StopWaiterDone  done;
+  gpointer        data;
+} StopWaiter;
+
+struct _FroggySession
+{
+  GObject       parent_instance;
+  guint         id;
+  FroggyDevice *device;
+  pid_t         pid;
+  gboolean      follow_fork;
+  gboolean      launched;
+  gboolean      detaching;
+  gboolean      ended;
+  gboolean      launch_seen;  /* the launched child's first event came */
+
+  GHashTable   *threads;      /* tid -> Thread */
+  GHashTable   *processes;    /* pid -> Process */
+  GPtrArray    *breakpoints;  /* FroggyBreakpoint */
+  GPtrArray    *watchpoints;  /* Watchpoint */
+  GPtrArray    *catchpoints;  /* Catchpoint */
+  GList        *waiters;      /* StopWaiter */
+  guint         next_breakpoint_id;
+  guint         next_watchpoint_id;
+  guint64       events;
+  guint64       nonstop;
+  GHashTable   *reported;     /* notification kind -> "report" or "stop" */
+
+  GPtrArray    *peers;        /* FroggyPeer, observers and controller */
+  FroggyPeer   *controller;
+};
+
+enum {
+  ENDED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+G_DEFINE_FINAL_TYPE (FroggySession, froggy_session, G_TYPE_OBJECT)
+
+static void froggy_session_event      (FroggySession                    *self,
+                                       const struct utrace_event_header *record,
+                                       FroggyDevice                     *device);
+static void froggy_session_hangup     (FroggySession                    *self,
+                                       FroggyDevice                     *device);
+static void thread_step_logic         (FroggySession                    *self,
+                                       Thread                           *thread);
+
+void
+froggy_catch_spec_free (FroggyCatchSpec *spec)
+{
+  if (spec == NULL)
+    return;
+  g_free (spec->kind);
+  g_clear_pointer (&spec->numbers, g_array_unref);
+  g_free (spec);
+}
+
+static void
+thread_free (gpointer data)
+{
+  Thread *thread = data;
+
+  g_free (thread->step_file);
+  g_free (thread);
+}
+
+static void
+process_free (gpointer data)
+{
+  Process *process = data;
+
+  g_clear_object (&process->symbolizer);
+  g_hash_table_unref (process->sites);
+  g_hash_table_unref (process->armed);
+  g_free (process);
+}
+
+static void
+watchpoint_free (gpointer data)
+{
+  Watchpoint *watchpoint = data;
+
+  g_array_unref (watchpoint->slots);
+  g_free (watchpoint);
+}
+
+static void
+catchpoint_free (gpointer data)
+{
+  Catchpoint *catchpoint = data;
+
+  froggy_catch_spec_free (catchpoint->spec);
+  g_free (catchpoint);
+}
+
+static void
+stop_waiter_free (StopWaiter *waiter)
+{
+  g_hash_table_unref (waiter->pending);
+  g_array_unref (waiter->tids);
+  g_free (waiter);
+}
+
+static void
+froggy_session_dispose (GObject *object)
+{
+  FroggySession *self = FROGGY_SESSION (object);
+
+  if (self->device != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (self->device, self);
+      froggy_device_close (self->device);
+      g_clear_object (&self->device);
+    }
+  g_clear_pointer (&self->peers, g_ptr_array_unref);
+  self->controller = NULL;
+  G_OBJECT_CLASS (froggy_session_parent_class)->dispose (object);
+}
+
+static void
+froggy_session_finalize (GObject *object)
+{
+  FroggySession *self = FROGGY_SESSION (object);
+
+  g_list_free_full (self->waiters, (GDestroyNotify) stop_waiter_free);
+  g_hash_table_unref (self->threads);
+  g_hash_table_unref (self->processes);
+  g_ptr_array_unref (self->breakpoints);
+  g_ptr_array_unref (self->watchpoints);
+  g_ptr_array_unref (self->catchpoints);
+  g_hash_table_unref (self->reported);
+  G_OBJECT_CLASS (froggy_session_parent_class)->finalize (object);
+}
+
+static void
+froggy_session_class_init (FroggySessionClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = froggy_session_dispose;
+  object_class->finalize = froggy_session_finalize;
+
+  /**
+   * FroggySession::ended:
+   *
+   * Every thread is gone or detached: the session is over.
+   */
+  signals[ENDED] = g_signal_new ("ended", G_TYPE_FROM_CLASS (klass),
+                                 G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                 G_TYPE_NONE, 0);
+}
+
+static void
+froggy_session_init (FroggySession *self)
+{
+  self->threads = g_hash_table_new_full (NULL, NULL, NULL, thread_free);
+  self->processes = g_hash_table_new_full (NULL, NULL, NULL, process_free);
+  self->breakpoints = g_ptr_array_new_with_free_func ((GDestroyNotify) froggy_breakpoint_free);
+  self->watchpoints = g_ptr_array_new_with_free_func (watchpoint_free);
+  self->catchpoints = g_ptr_array_new_with_free_func (catchpoint_free);
+  self->reported = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->peers = g_ptr_array_new_with_free_func (g_object_unref);
+  self->events = BASE_EVENTS;
+  self->nonstop = BASE_NONSTOP;
+  self->next_breakpoint_id = 1;
+  self->next_watchpoint_id = 1;
+}
+
+FroggySession *
+froggy_session_new (guint      id,
+                    gboolean   follow_fork,
+                    GError   **error)
+{
+  g_autoptr(FroggySession) self = g_object_new (FROGGY_TYPE_SESSION, NULL);
+
+  self->id = id;
+  self->follow_fork = follow_fork;
+  self->device = froggy_device_open (error);
+  if (self->device == NULL)
+    return NULL;
+  g_signal_connect_swapped (self->device, "event", G_CALLBACK (froggy_session_event), self);
+  g_signal_connect_swapped (self->device, "hangup", G_CALLBACK (froggy_session_hangup), self);
+  return g_steal_pointer (&self);
+}
+
+guint
+froggy_session_get_id (FroggySession *self)
+{
+  g_return_val_if_fail (FROGGY_IS_SESSION (self), 0);
+  return self->id;
+}
+
+pid_t
+froggy_session_get_pid (FroggySession *self)
+{
+  g_return_val_if_fail (FROGGY_IS_SESSION (self), 0);
+  return self->pid;
+}
+
+/* Clients {{{ */
+
+void
+froggy_session_add_peer (FroggySession *self,
+                         FroggyPeer    *peer)
+{
+  g_return_if_fail (FROGGY_IS_SESSION (self));
+
+  if (froggy_session_has_peer (self, peer))
+    return;
+  g_ptr_array_add (self->peers, g_object_ref (peer));
+  if (self->controller == NULL)
+    self->controller = peer;
+}
+
+gboolean
+froggy_session_has_peer (FroggySession *self,
+                         FroggyPeer    *peer)
+{
+  g_return_val_if_fail (FROGGY_IS_SESSION (self), FALSE);
+  return g_ptr_array_find (self->peers, peer, NULL);
+}
+
+gboolean
+froggy_session_remove_peer (FroggySession *self,
+                            FroggyPeer    *peer)
+{
+  g_return_val_if_fail (FROGGY_IS_SESSION (self), FALSE);
+
+  if (self->controller == peer)
+    self->controller = NULL;
+  g_ptr_array_remove (self->peers, peer);
+  /* The first observer left takes over. */
+  if (self->controller == NULL && self->peers->len > 0)
+    self->controller = g_ptr_array_index (self->peers, 0);
+  return self->peers->len > 0;
+}
+
+FroggyPeer *
+froggy_session_get_controller (FroggySession *self)
+{
+  g_return_val_if_fail (FROGGY_IS_SESSION (self), NULL);
+  return self->controller;
+}
+
+void
+froggy_session_set_controller (FroggySession *self,
+                               FroggyPeer    *peer)
+{
+  g_return_if_fail (FROGGY_IS_SESSION (self));
+  g_return_if_fail (peer == NULL || froggy_session_has_peer (self, peer));
+  self->controller = peer;
+}
+
+GVariant *
+froggy_session_describe (FroggySession *self,
+                         FroggyPeer    *peer)
+{
+  GVariantBuilder builder;
+
+  g_variant_builder_init (&builder, G_VARIANT_TYPE_VARDICT);
+  g_variant_builder_add (&builder, "{sv}", "session", g_variant_new_int64 (self->id));
+  g_variant_builder_add (&builder, "{sv}", "pid", g_variant_new_int64 (self->pid));
+  g_variant_builder_add (&builder, "{sv}", "controller",
+                         g_variant_new_boolean (self->controller == peer));
+  return g_variant_builder_end (&builder);
+}
+
+/* }}} */
+
+/* Processes and threads {{{ */
+
+static Process *
+process_lookup (FroggySession *self,
+                pid_t          pid)
+{
+  Process *process = g_hash_table_lookup (self->processes, GINT_TO_POINTER (pid));
+
+  if (process == NULL)
+    {
+      process = g_new0 (Process, 1);
+      process->pid = pid;
+      process->symbolizer = froggy_symbolizer_new (pid);
+      process->sites = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, g_free);
+      process->armed = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+      process->followed = TRUE;
+      g_hash_table_insert (self->processes, GINT_TO_POINTER (pid), process);
+    }
+  return process;
+}
+
+static Thread *
+thread_lookup (FroggySession *self,
+               pid_t          tid)
+{
+  return g_hash_table_lookup (self->threads, GINT_TO_POINTER (tid));
+}
+
+static Thread *
+thread_add (FroggySession *self,
+            guint64        id,
+            pid_t          tid,
+            pid_t          pid)
+{
+  Thread *thread = g_new0 (Thread, 1);
+
+  thread->id = id;
+  thread->tid = tid;
+  thread->pid = pid;
+  g_hash_table_replace (self->threads, GINT_TO_POINTER (tid), thread);
+  process_lookup (self, pid);
+  return thread;
+}
+
+/* The thread a request names: it must exist, and be stopped if asked. */
+static Thread *
+thread_get (FroggySession  *self,
+            pid_t           tid,
+            gboolean        stopped,
+            GError        **error)
+{
+  Thread *thread = thread_lookup (self, tid);
+
+  if (thread == NULL)
+    {
+      g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_NO_THREAD,
+                   "no thread %d in session %u", tid, self->id);
+      return NULL;
+    }
+  if (stopped && !thread->stopped)
+    {
+      g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_RUNNING,
+                   "thread %d is running: stop it first", tid);
+      return NULL;
+    }
+  return thread;
+}
+
+/* Some stopped thread of @pid, through which its memory is reached. */
+static Thread *
+process_stopped_thread (FroggySession *self,
+                        pid_t          pid)
+{
+  GHashTableIter iter;
+  Thread *thread;
+
+  g_hash_table_iter_init (&iter, self->threads);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &thread))
+    if (thread->pid == pid && thread->stopped)
+      return thread;
+  return NULL;
+}
+
+static guint64
+thread_pc (FroggySession *self,
+           Thread        *thread)
+{
+  struct user_regs_struct regs;
+
+  if (!froggy_device_get_regs (self->device, thread->id, &regs, NULL))
+    return 0;
+  return regs.rip;
+}
+
+/* }}} */
+
+/* Notifications {{{ */
+
+static void
+add_location (GVariantBuilder *builder,
+              FroggySession   *self,
+              pid_t            pid,
+              guint64          pc)
+{
+  Process *process = process_lookup (self, pid);
+  g_autoptr(FroggySymbol) symbol = NULL;
+  g_autofree char *text = froggy_format_word (pc);
+
+  g_variant_builder_add (builder, "{sv}", "pc", g_variant_new_string (text));
+  symbol = froggy_symbolizer_lookup_address (process->symbolizer, pc);
+  if (symbol == NULL)
+    return;
+  if (symbol->function != NULL)
+    g_variant_builder_add (builder, "{sv}", "function", g_variant_new_string (symbol->function));
+  if (symbol->file != NULL && symbol->line > 0)
+    {
+      g_variant_builder_add (builder, "{sv}", "file", g_variant_new_string (symbol->file));
+      g_variant_builder_add (builder, "{sv}", "line", g_variant_new_int64 (symbol->line));
+    }
+}
+
+static void
+broadcast (FroggySession *self,
+           GVariant      *params)
+{
+  g_autoptr(GVariant) sunk = g_variant_ref_sink (params);
+
+  for (guint i = 0; i < self->peers->len; i++)
+    froggy_peer_notify (g_ptr_array_index (self->peers, i), sunk);
+}
+
+static GVariantBuilder *
+notification_begin (FroggySession *self,
+                    const char    *reason,
+                    Thread        *thread)
+{
+  GVariantBuilder *builder = g_variant_builder_new (G_VARIANT_TYPE_VARDICT);
+
+  g_variant_builder_add (builder, "{sv}", "reason", g_variant_new_string (reason));
+  g_variant_builder_add (builder, "{sv}", "session", g_variant_new_int64 (self->id));
+  if (thread != NULL)
+    {
+      g_variant_builder_add (builder, "{sv}", "thread", g_variant_new_int64 (thread->tid));
+      g_variant_builder_add (builder, "{sv}", "pid", g_variant_new_int64 (thread->pid));
+      g_variant_builder_add (builder, "{sv}", "stopped", g_variant_new_boolean (thread->stopped));
+    }
+  return builder;
+}
+
+static void
+notification_end (FroggySession   *self,
+                  GVariantBuilder *builder,
+                  Thread          *thread,
+                  guint64          pc)
+{
+  /* Stopped for the user now, not for someone's step-over: it waits
+   * for a continue. */
+  if (thread != NULL && thread->stopped)
+    {
+      thread->paused = FALSE;
+      thread->deferred = FALSE;
+      add_location (builder, self, thread->pid, pc ? pc : thread_pc (self, thread));
+    }
+  broadcast (self, g_variant_builder_end (builder));
+  g_variant_builder_unref (builder);
+}
+
+static void
+notify_simple (FroggySession *self,
+               const char    *reason,
+               Thread        *thread)
+{
+  notification_end (self, notification_begin (self, reason, thread), thread, 0);
+}
+
+/* }}} */
+
+/* Stop waiters {{{ */
+
+static void
+stop_waiters_update (FroggySession *self,
+                     pid_t          tid)
+{
+  GList *l = self->waiters;
+  while (l != NULL)
+    {
+      StopWaiter *waiter = l->data;
+      GList *next = l->next;
+
+      g_hash_table_remove (waiter->pending, GINT_TO_POINTER (tid));
+      if (g_hash_table_size (waiter->pending) == 0)
+        {
+          self->waiters = g_list_delete_link (self->waiters, l);
+          waiter->done (self, waiter->data);
+          stop_waiter_free (waiter);
+        }
+      l = next;
+    }
+}
+
+/* Calls @done once every thread of @tids is stopped or gone: at once if
+ * they already are. */
+static void
+stop_waiter_add (FroggySession  *self,
+                 GArray         *tids,
+                 StopWaiterDone  done,
+                 gpointer        data)
+{
+  StopWaiter *waiter = g_new0 (StopWaiter, 1);
+
+  waiter->pending = g_hash_table_new (NULL, NULL);
+  waiter->tids = g_array_ref (tids);
+  waiter->done = done;
+  waiter->data = data;
+  for (guint i = 0; i < tids->len; i++)
+    {
+      pid_t tid = g_array_index (tids, pid_t, i);
+      Thread *thread = thread_lookup (self, tid);
+
+      if (thread == NULL || !thread->stopped)
+        g_hash_table_add (waiter->pending, GINT_TO_POINTER (tid));
+    }
+  if (g_hash_table_size (waiter->pending) == 0)
+    {
+      done (self, data);
+      stop_waiter_free (waiter);
+      return;
+    }
+  self->waiters = g_list_append (self->waiters, waiter);
+}
+
+static void
+wait_stopped_done (FroggySession *self,
+                   gpointer       data)
+{
+  g_autoptr(GTask) task = data;
+  GArray *tids = g_task_get_task_data (task);
+  GVariantBuilder builder;
+
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("ax"));
+  for (guint i = 0; i < tids->len; i++)
+    {
+      pid_t tid = g_array_index (tids, pid_t, i);
+
+      if (thread_lookup (self, tid) != NULL)
+        g_variant_builder_add (&builder, "x", (gint64) tid);
+    }
+  g_task_return_pointer (task, g_variant_ref_sink (g_variant_builder_end (&builder)),
+                         (GDestroyNotify) g_variant_unref);
+}
+
+static GArray *
+all_tids (FroggySession *self)
+{
+  GArray *tids = g_array_new (FALSE, FALSE, sizeof (pid_t));
+  GHashTableIter iter;
+  gpointer key;
+
+  g_hash_table_iter_init (&iter, self->threads);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    {
+      pid_t tid = GPOINTER_TO_INT (key);
+
+      g_array_append_val (tids, tid);
+    }
+  return tids;
+}
+
+void
+froggy_session_wait_stopped_async (FroggySession       *self,
+                                   GArray              *tids,
+                                   GCancellable        *cancellable,
+                                   GAsyncReadyCallback  callback,
+                                   gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GArray) waited = tids ? g_array_ref (tids) : all_tids (self);
+
+  g_return_if_fail (FROGGY_IS_SESSION (self));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, froggy_session_wait_stopped_async);
+  g_task_set_task_data (task, g_array_ref (waited), (GDestroyNotify) g_array_unref);
+  stop_waiter_add (self, waited, wait_stopped_done, g_steal_pointer (&task));
+}
+
+GVariant *
+froggy_session_wait_stopped_finish (FroggySession  *self,
+                                    GAsyncResult   *result,
+                                    GError        **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* }}} */
+
+/* Breakpoint sites {{{ */
+
+static gboolean
+site_write (FroggySession  *self,
+            Process        *process,
+            guint64         address,
+            guint8          byte,
+            GError        **error)
+{
+  Thread *thread = process_stopped_thread (self, process->pid);
+
+  if (thread == NULL)
+    {
+      g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_RUNNING,
+                   "no thread of process %d is stopped: stop one first", process->pid);
+      return FALSE;
+    }
+  return froggy_device_write_memory (self->device, thread->id, address, &byte, 1, error) == 1;
+}
+
+static gboolean
+site_ref (FroggySession  *self,
+          Process        *process,
+          guint64         address,
+          GError        **error)
+{
+  Site *site = g_hash_table_lookup (process->sites, &address);
+  Thread *thread;
+  guint8 original, int3 = INT3;
+
+  if (site != NULL)
+    {
+      site->users++;
+      return TRUE;
+    }
+
+  thread = process_stopped_thread (self, process->pid);
+  if (thread == NULL)
+    {
+      g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_RUNNING,
+                   "no thread of process %d is stopped: stop one first", process->pid);
+      return FALSE;
+    }
+  if (froggy_device_read_memory (self->device, thread->id, address, &original, 1, error) != 1)
+    return FALSE;
+  if (froggy_device_write_memory (self->device, thread->id, address, &int3, 1, error) != 1)
+    return FALSE;
+
+  site = g_new0 (Site, 1);
+  site->address = address;
+  site->original = original;
+  site->users = 1;
+  g_hash_table_insert (process->sites, &site->address, site);
+  return TRUE;
+}
+
+static void
+site_unref (FroggySession *self,
+            Process       *process,
+            guint64        address)
+{
+  Site *site = g_hash_table_lookup (process->sites, &address);
+  g_autoptr(GError) error = NULL;
+
+  if (site == NULL || --site->users > 0)
+    return;
+  if (!site_write (self, process, address, site->original, &error))
+    g_warning ("process %d keeps a breakpoint at 0x%" G_GINT64_MODIFIER "x: %s",
+               process->pid, address, error->message);
+  g_hash_table_remove (process->sites, &address);
+}
+
+/* Every int3 out of @process, for a detach or an unfollowed fork child. */
+static void
+process_remove_sites (FroggySession *self,
+                      Process       *process)
+{
+  GHashTableIter iter;
+  Site *site;
+
+  g_hash_table_iter_init (&iter, process->sites);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &site))
+    {
+      g_autoptr(GError) error = NULL;
+
+      if (!site_write (self, process, site->address, site->original, &error))
+        g_warning ("process %d keeps a breakpoint at 0x%" G_GINT64_MODIFIER "x: %s",
+                   process->pid, site->address, error->message);
+      g_hash_table_iter_remove (&iter);
+    }
+}
+
+static gboolean
+breakpoint_arm (FroggySession     *self,
+                FroggyBreakpoint  *breakpoint,
+                GError           **error)
+{
+  Process *process = process_lookup (self, self->pid);
+
+  for (guint i = 0; i < breakpoint->addresses->len; i++)
+    {
+      if (!site_ref (self, process, g_array_index (breakpoint->addresses, guint64, i), error))
+        {
+          while (i-- > 0)
+            site_unref (self, process, g_array_index (breakpoint->addresses, guint64, i));
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* A breakpoint set by function name, in the new image of a followed
+ * child that exec'd: its addresses there are the child's own. */
+static void
+breakpoint_arm_in_child (FroggySession    *self,
+                         FroggyBreakpoint *breakpoint,
+                         Process          *process)
+{
+  g_autoptr(GPtrArray) symbols = NULL;
+
+  symbols = froggy_symbolizer_resolve_location (process->symbolizer, breakpoint->location, NULL);
+  for (guint i = 0; symbols != NULL && i < symbols->len; i++)
+    {
+      FroggySymbol *symbol = g_ptr_array_index (symbols, i);
+      g_autoptr(GError) error = NULL;
+
+      if (g_hash_table_contains (process->armed, &symbol->address))
+        continue;
+      if (!site_ref (self, process, symbol->address, &error))
+        {
+          g_debug ("breakpoint %u not set in process %d: %s",
+                   breakpoint->id, process->pid, error->message);
+          continue;
+        }
+      g_hash_table_insert (process->armed, g_memdup2 (&symbol->address, sizeof symbol->address),
+                           GUINT_TO_POINTER (breakpoint->id));
+    }
+}
+
+static void
+breakpoint_disarm (FroggySession    *self,
+                   FroggyBreakpoint *breakpoint)
+{
+  Process *process = process_lookup (self, self->pid);
+  GHashTableIter iter;
+  gpointer key, value;
+
+  for (guint i = 0; i < breakpoint->addresses->len; i++)
+    site_unref (self, process, g_array_index (breakpoint->addresses, guint64, i));
+
+  /* And wherever children armed it. */
+  g_hash_table_iter_init (&iter, self->processes);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &process))
+    {
+      GHashTableIter armed;
+
+      g_hash_table_iter_init (&armed, process->armed);
+      while (g_hash_table_iter_next (&armed, &key, &value))
+        {
+          if (GPOINTER_TO_UINT (value) != breakpoint->id)
+            continue;
+          site_unref (self, process, *(guint64 *) key);
+          g_hash_table_iter_remove (&armed);
+        }
+    }
+}
+
+/* }}} */
+
+/* Running threads {{{ */
+
+static gboolean
+thread_control (FroggySession  *self,
+                Thread         *thread,
+                guint32         action,
+                int             signo,
+                GError        **error)
+{
+  if (!froggy_device_control (self->device, thread->id, action, signo, error))
+    return FALSE;
+  if (action != UTRACE_CTL_STOP && action != UTRACE_CTL_INTERRUPT)
+    thread->stopped = FALSE;
+  return TRUE;
+}
+
+static void step_over_paused (FroggySession *self, gpointer data);
+
+/* The thread is stopped on an int3 of ours: stop every other running
+ * thread of its process, then put the original byte back and step. */
+static gboolean
+thread_step_over (FroggySession  *self,
+                  Thread         *thread,
+                  AfterStepOver   then,
+                  GError        **error)
+{
+  g_autoptr(GArray) others = g_array_new (FALSE, FALSE, sizeof (pid_t));
+  GHashTableIter iter;
+  Thread *other;
+
+  thread->over_address = thread_pc (self, thread);
+  thread->over_then = then;
+
+  g_hash_table_iter_init (&iter, self->threads);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &other))
+    {
+      if (other == thread || other->pid != thread->pid || other->stopped)
+        continue;
+      if (!thread_control (self, other, UTRACE_CTL_INTERRUPT, -1, error))
+        return FALSE;
+      other->paused = TRUE;
+      g_array_append_val (others, other->tid);
+    }
+
+  stop_waiter_add (self, others, step_over_paused, GINT_TO_POINTER (thread->tid));
+  return TRUE;
+}
+
+static void
+step_over_paused (FroggySession *self,
+                  gpointer       data)
+{
+  Thread *thread = thread_lookup (self, GPOINTER_TO_INT (data));
+  Process *process;
+  Site *site;
+  g_autoptr(GError) error = NULL;
+
+  if (thread == NULL)
+    return;
+  process = process_lookup (self, thread->pid);
+  site = g_hash_table_lookup (process->sites, &thread->over_address);
+  if (site != NULL)
+    site_write (self, process, site->address, site->original, NULL);
+
+  if (!thread_control (self, thread, UTRACE_CTL_SINGLESTEP,
+                       thread->pending_signal ? thread->pending_signal : -1, &error))
+    g_warning ("stepping thread %d over a breakpoint: %s", thread->tid, error->message);
+  thread->pending_signal = 0;
+}
+
+static gboolean thread_resume (FroggySession *self, Thread *thread, int signo, GError **error);
+static gboolean thread_on_site (FroggySession *self, Thread *thread);
+
+/* The next thread left stopped on a site by a step-over steps over it in
+ * turn; one at a time per process, the others wait for that to end. */
+static gboolean
+resume_deferred (gpointer user_data)
+{
+  FroggySession *self = user_data;
+  GHashTableIter iter;
+  Thread *thread;
+
+  g_hash_table_iter_init (&iter, self->threads);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &thread))
+    {
+      GHashTableIter others;
+      Thread *other;
+      gboolean busy = FALSE;
+
+      if (!thread->deferred)
+        continue;
+      if (!thread->stopped)
+        {
+          thread->deferred = FALSE;
+          continue;
+        }
+      g_hash_table_iter_init (&others, self->threads);
+      while (g_hash_table_iter_next (&others, NULL, (gpointer *) &other))
+        busy |= other->pid == thread->pid && other->over_address != 0;
+      if (busy)
+        continue;
+      thread->deferred = FALSE;
+      if (!thread_resume (self, thread, -1, NULL))
+        g_message ("thread %d could not resume after a step-over", thread->tid);
+      break;
+    }
+  return G_SOURCE_REMOVE;
+}
+
+/* The step over the breakpoint is done: the int3 goes back, the threads
+ * paused for it run on. */
+static void
+step_over_done (FroggySession *self,
+                Thread        *thread)
+{
+  Process *process = process_lookup (self, thread->pid);
+  Site *site = g_hash_table_lookup (process->sites, &thread->over_address);
+  GHashTableIter iter;
+  Thread *other;
+
+  gboolean deferred = FALSE;
+
+  if (site != NULL)
+    site_write (self, process, site->address, INT3, NULL);
+  thread->over_address = 0;
+
+  g_hash_table_iter_init (&iter, self->threads);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &other))
+    {
+      if (other->pid == thread->pid && other->deferred)
+        deferred = TRUE;
+      if (!other->paused || other->pid != thread->pid)
+        continue;
+      other->paused = FALSE;
+      if (!other->stopped)
+        continue;
+      /* One that stopped on a site of its own while paused needs a
+       * step-over of its own, once this thread runs again, so that the
+       * step-over pauses it too. */
+      if (thread_on_site (self, other))
+        other->deferred = deferred = TRUE;
+      else
+        thread_control (self, other, UTRACE_CTL_RESUME, -1, NULL);
+    }
+  if (deferred)
+    g_idle_add_full (G_PRIORITY_DEFAULT, resume_deferred, g_object_ref (self), g_object_unref);
+}
+
+static gboolean
+thread_on_site (FroggySession *self,
+                Thread        *thread)
+{
+  Process *process = process_lookup (self, thread->pid);
+  guint64 pc = thread_pc (self, thread);
+
+  return g_hash_table_contains (process->sites, &pc);
+}
+
+/* Let a stopped thread run, stepping over a breakpoint it sits on. */
+static gboolean
+thread_resume (FroggySession  *self,
+               Thread         *thread,
+               int             signo,
+               GError        **error)
+{
+  if (signo < 0 && thread->pending_signal)
+    signo = thread->pending_signal;
+  thread->pending_signal = 0;
+  if (thread_on_site (self, thread))
+    {
+      thread->pending_signal = signo > 0 ? signo : 0;
+      return thread_step_over (self, thread, AFTER_STEP_OVER_RESUME, error);
+    }
+  return thread_control (self, thread, UTRACE_CTL_RESUME, signo, error);
+}
+
+static gboolean
+thread_single_step (FroggySession  *self,
+                    Thread         *thread,
+                    GError        **error)
+{
+  if (thread_on_site (self, thread))
+    return thread_step_over (self, thread, AFTER_STEP_OVER_STEP, error);
+  return thread_control (self, thread, UTRACE_CTL_SINGLESTEP, -1, error);
+}
+
+/* }}} */
+
+/* Source-level stepping {{{ */
+
+static void
+thread_end_step (FroggySession *self,
+                 Thread        *thread)
+{
+  if (thread->return_address != 0)
+    {
+      site_unref (self, process_lookup (self, thread->pid), thread->return_address);
+      thread->return_address = 0;
+    }
+  thread->stepping = FALSE;
+  g_clear_pointer (&thread->step_file, g_free);
+}
+
+static void
+thread_step_done (FroggySession *self,
+                  Thread        *thread,
+                  guint64        pc)
+{
+  static const char * const kinds[] = { "instruction", "line", "over", "out" };
+  GVariantBuilder *builder = notification_begin (self, "step-done", thread);
+
+  g_variant_builder_add (builder, "{sv}", "kind", g_variant_new_string (kinds[thread->step_kind]));
+  thread_end_step (self, thread);
+  notification_end (self, builder, thread, pc);
+}
+
+/* Run to @address (the return address of a call, or a function's first
+ * line), where the step goes on; @sp: only once the stack is above it. */
+static gboolean
+thread_run_to (FroggySession  *self,
+               Thread         *thread,
+               guint64         address,
+               guint64         sp,
+               gboolean        ends_step,
+               GError        **error)
+{
+  Process *process = process_lookup (self, thread->pid);
+
+  if (!site_ref (self, process, address, error))
+    return FALSE;
+  thread->return_address = address;
+  thread->return_sp = sp;
+  thread->return_ends_step = ends_step;
+  return thread_resume (self, thread, -1, error);
+}
+
+/* One more instruction of a line, over or out step has run. */
+static void
+thread_step_logic (FroggySession *self,
+                   Thread        *thread)
+{
+  Process *process = process_lookup (self, thread->pid);
+  g_autoptr(FroggySymbol) symbol = NULL;
+  g_autoptr(GError) error = NULL;
+  struct user_regs_struct regs;
+  guint64 return_address = 0;
+  gboolean called = FALSE;
+
+  if (thread->step_kind == FROGGY_STEP_INSTRUCTION)
+    {
+      thread_step_done (self, thread, 0);
+      return;
+    }
+  if (!froggy_device_get_regs (self->device, thread->id, &regs, &error))
+    goto failed;
+
+  /* A call pushed a return address just past the instruction we ran. */
+  if (regs.rsp == thread->step_prev_sp - 8 &&
+      froggy_device_read_memory (self->device, thread->id, regs.rsp,
+                                 &return_address, 8, NULL) == 8 &&
+      return_address > thread->step_prev_pc &&
+      return_address <= thread->step_prev_pc + 15)
+    called = TRUE;
+
+  if (called)
+    {
+      if (thread->step_kind == FROGGY_STEP_OVER ||
+          !froggy_symbolizer_has_lines (process->symbolizer, regs.rip))
+        {
+          if (!thread_run_to (self, thread, return_address, regs.rsp, FALSE, &error))
+            goto failed;
+          return;
+        }
+      /* Into a function with lines: stop after its prologue, as gdb. */
+      symbol = froggy_symbolizer_lookup_address (process->symbolizer, regs.rip);
+      if (symbol != NULL && symbol->function != NULL && symbol->offset == 0)
+        {
+          g_autoptr(GPtrArray) body = froggy_symbolizer_resolve_location (process->symbolizer,
+                                                                          symbol->function, NULL);
+
+          if (body != NULL && body->len > 0)
+            {
+              FroggySymbol *first = g_ptr_array_index (body, 0);
+
+              if (first->address != regs.rip)
+                {
+                  if (!thread_run_to (self, thread, first->address, 0, TRUE, &error))
+                    goto failed;
+                  return;
+                }
+            }
+        }
+      thread_step_done (self, thread, regs.rip);
+      return;
+    }
+
+  if (!froggy_symbolizer_has_lines (process->symbolizer, regs.rip))
+    {
+      /* Returned into code without lines (out of main, say): just run. */
+      thread_end_step (self, thread);
+      if (!thread_resume (self, thread, -1, &error))
+        goto failed;
+      return;
+    }
+
+  symbol = froggy_symbolizer_lookup_address (process->symbolizer, regs.rip);
+  if (symbol != NULL && symbol->line > 0 &&
+      (symbol->line != thread->step_line || g_strcmp0 (symbol->file, thread->step_file) != 0) &&
+      froggy_symbolizer_is_line_start (process->symbolizer, regs.rip))
+    {
+      thread_step_done (self, thread, regs.rip);
+      return;
+    }
+
+  thread->step_prev_pc = regs.rip;
+  thread->step_prev_sp = regs.rsp;
+  if (!thread_single_step (self, thread, &error))
+    goto failed;
+  return;
+
+failed:
+  g_message ("thread %d: the step ended early: %s", thread->tid, error->message);
+  thread_step_done (self, thread, 0);
+}
+
+gboolean
+froggy_session_step (FroggySession   *self,
+                     pid_t            tid,
+                     FroggyStepKind   kind,
+                     GError         **error)
+{
+  Thread *thread;
+  Process *process;
+  g_autoptr(FroggySymbol) symbol = NULL;
+  struct user_regs_struct regs;
+
+  g_return_val_if_fail (FROGGY_IS_SESSION (self), FALSE);
+
+  thread = thread_get (self, tid, TRUE, error);
+  if (thread == NULL)
+    return FALSE;
+  if (!froggy_device_get_regs (self->device, thread->id, &regs, error))
+    return FALSE;
+  process = process_lookup (self, thread->pid);
+
+  thread_end_step (self, thread);
+  thread->stepping = TRUE;
+  thread->step_kind = kind;
+  thread->step_prev_pc = regs.rip;
+  thread->step_prev_sp = regs.rsp;
+  symbol = froggy_symbolizer_lookup_address (process->symbolizer, regs.rip);
+  if (symbol != NULL)
+    {
+      thread->step_file = g_strdup (symbol->file);
+      thread->step_line = symbol->line;
+    }
+
+  if (kind == FROGGY_STEP_OUT)
+    {
+      guint64 low = 0, high = 0, return_address = 0;
+
+      /* At the entry the return address is on top of the stack; further
+       * in, the unwinder knows where it is. */
+      if (froggy_symbolizer_function_bounds (process->symbolizer, regs.rip, &low, &high) &&
+          low == regs.rip)
+        froggy_device_read_memory (self->device, thread->id, regs.rsp, &return_address, 8, NULL);
+      else
+        {
+          g_autoptr(GVariant) frames = froggy_session_backtrace (self, tid, 2, NULL);
+
+          if (frames != NULL && g_variant_n_children (frames) == 2)
+            {
+              g_autoptr(GVariant) caller = g_variant_get_child_value (frames, 1);
+              const char *pc = NULL;
+
+              if (g_variant_lookup (caller, "pc", "&s", &pc))
+                froggy_parse_word (pc, &return_address);
+            }
+        }
+      if (return_address == 0)
+        {
+          thread_end_step (self, thread);
+          g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_NOT_FOUND,
+                       "cannot find the caller of the function at 0x%llx", regs.rip);
+          return FALSE;
+        }
+      if (!thread_run_to (self, thread, return_address, regs.rsp, TRUE, error))
+        {
+          thread_end_step (self, thread);
+          return FALSE;
+        }
+      return TRUE;
+    }
+
+  if (!thread_single_step (self, thread, error))
+    {
+      thread_end_step (self, thread);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* }}} */
+
+/* Starting {{{ */
+
+typedef struct
+{
+  int   fd;
+  uid_t uid;
+  gid_t gid;
+  gboolean drop;
+  guint64 events;
+  guint64 nonstop;
+  guint32 flags;
+} LaunchSetup;
+
+/* The child, between fork and exec: its stdio, its directory, the
+ * client's credentials if the daemon is root for someone else, then the
+ * attach to itself that stops it at the exec.  Only async-signal-safe
+ * calls here; a failure is its exit status, which the child watch sees
+ * before any exec event. */
+G_GNUC_NORETURN static void
+launch_child (const LaunchSetup  *setup,
+              int                 io,
+              const char         *cwd,
+              const char         *path,
+              char * const       *argv,
+              char * const       *envp)
+{
+  struct utrace_attach attach = {
+    .size = sizeof attach,
+    .flags = setup->flags,
+    .events = setup->events,
+    .nonstop = setup->nonstop,
+  };
+
+  if (dup2 (io, 0) < 0 || dup2 (io, 1) < 0 || dup2 (io, 2) < 0)
+    _exit (125);
+  if (cwd != NULL && chdir (cwd) < 0)
+    _exit (125);
+  if (setup->drop &&
+      (setgroups (1, &setup->gid) < 0 ||
+       setresgid (setup->gid, setup->gid, setup->gid) < 0 ||
+       setresuid (setup->uid, setup->uid, setup->uid) < 0))
+    _exit (126);
+  if (ioctl (setup->fd, UTRACE_IOC_ATTACH, &attach) < 0)
+    _exit (127);
+  execve (path, argv, envp);
+  _exit (127);
+}
+
+static void froggy_session_abandon (FroggySession *self);
+
+static void
+launch_child_exited (GPid     pid,
+                     int      status,
+                     gpointer user_data)
+{
+  FroggySession *self = user_data;
+
+  g_debug ("launched process %d reaped, status 0x%x", pid, status);
+
+  /* It died before its exec reached us (the attach in the child failed,
+   * or the exec did): nobody will ever see it stop. */
+  if (!self->launch_seen)
+    {
+      g_message ("launched process %d exited before its exec (status 0x%x)",
+                 pid, status);
+      froggy_session_abandon (self);
+    }
+}
+
+static guint32
+attach_flags (FroggySession *self)
+{
+  return UTRACE_ATTACH_CLONES | UTRACE_ATTACH_CHILDREN;
+}
+
+gboolean
+froggy_session_launch (FroggySession      *self,
+                       const char * const *argv,
+                       const char * const *env,
+                       const char         *cwd,
+                       const char         *stdio,
+                       FroggyPeer         *owner,
+                       GError            **error)
+{
+  LaunchSetup setup = {
+    .fd = froggy_device_get_fd (self->device),
+    .uid = froggy_peer_get_uid (owner),
+    .gid = froggy_peer_get_gid (owner),
+    .drop = geteuid () == 0 && froggy_peer_get_uid (owner) != 0,
+    .events = self->events,
+    .nonstop = self->nonstop,
+    .flags = UTRACE_ATTACH_LAUNCH | attach_flags (self),
+  };
+  g_autofree char *path = NULL;
+  g_auto(GStrv) envp = NULL;
+  int io = -1;
+  pid_t pid;
+
+  g_return_val_if_fail (FROGGY_IS_SESSION (self), FALSE);
+
+  if (setup.uid == (uid_t) -1)
+    {
+      g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_PERMISSION,
+                   "the client's credentials are unknown: it may not launch");
+      return FALSE;
+    }
+
+  /* What can be checked before the fork is checked here, for a clear
+   * error; the rest shows as the child's exit before its exec. */
+  if (strchr (argv[0], '/') != NULL)
+    path = g_strdup (argv[0]);
+  else
+    path = g_find_program_in_path (argv[0]);
+  if (path == NULL || !g_file_test (path, G_FILE_TEST_IS_REGULAR) ||
+      access (path, X_OK) < 0)
+    {
+      g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_NOT_FOUND,
+                   "cannot start %s: no such executable", argv[0]);
+      return FALSE;
+    }
+  if (cwd != NULL && !g_file_test (cwd, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_INVALID_PARAMS,
+                   "cwd %s is not a directory", cwd);
+      return FALSE;
+    }
+  envp = env != NULL ? g_strdupv ((char **) env) : g_get_environ ();
+
+  io = open (stdio ? stdio : "/dev/null", O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (io < 0)
+    {
+      int errsv = errno;
+
+      g_propagate_error (error, froggy_error_from_errno (errsv, stdio ? stdio : "/dev/null"));
+      return FALSE;
+    }
+
+  /* Not g_spawn: it waits for the exec to close a pipe, but the exec
+   * stop comes before the child returns to user mode, which is when its
+   * deferred fput() of that pipe runs.  Nothing here waits on the child. */
+  pid = fork ();
+  if (pid == 0)
+    launch_child (&setup, io, cwd, path, (char * const *) argv, envp);
+  if (pid < 0)
+    {
+      int errsv = errno;
+
+      close (io);
+      g_propagate_error (error, froggy_error_from_errno (errsv, "fork"));
+      return FALSE;
+    }
+  close (io);
+
+  self->pid = pid;
+  self->launched = TRUE;
+  g_child_watch_add_full (G_PRIORITY_DEFAULT, pid, launch_child_exited,
+                          g_object_ref (self), g_object_unref);
+  return TRUE;
+}
+
+gboolean
+froggy_session_attach (FroggySession  *self,
+                       pid_t           pid,
+                       gboolean        all_threads,
+                       GError        **error)
+{
+  guint64 id;
+  guint32 flags = attach_flags (self) | UTRACE_ATTACH_STOP;
+
+  g_return_val_if_fail (FROGGY_IS_SESSION (self), FALSE);
+
+  if (all_threads)
+    flags |= UTRACE_ATTACH_GROUP;
+  if (!froggy_device_attach (self->device, pid, flags, self->events, self->nonstop, &id, error))
+    return FALSE;
+  self->pid = pid;
+  process_lookup (self, pid);
+
+  /* The threads known now; the others introduce themselves by their
+   * records (a group attach returns one id). */
+  if (all_threads)
+    {
+      g_autofree char *path = g_strdup_printf ("/proc/%d/task", pid);
+      g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+      const char *name;
+
+      while (dir != NULL && (name = g_dir_read_name (dir)))
+        {
+          pid_t tid = atoi (name);
+
+          if (thread_lookup (self, tid) == NULL)
+            thread_add (self, 0, tid, pid);
+        }
+    }
+  if (thread_lookup (self, pid) == NULL)
+    thread_add (self, id, pid, pid);
+  thread_lookup (self, pid)->id = id;
+  return TRUE;
+}
+
+/* }}} */
+
+/* Requests {{{ */
+
+GVariant *
+froggy_session_threads (FroggySession *self)
+{
+  GVariantBuilder builder;
+  GHashTableIter iter;
+  Thread *thread;
+
+  g_return_val_if_fail (FROGGY_IS_SESSION (self), NULL);
+
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("aa{sv}"));
+  g_hash_table_iter_init (&iter, self->threads);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &thread))
+    {
+      GVariantBuilder one;
+
+      g_variant_builder_init (&one, G_VARIANT_TYPE_VARDICT);
+      g_variant_builder_add (&one, "{sv}", "thread", g_variant_new_int64 (thread->tid));
+      g_variant_builder_add (&one, "{sv}", "pid", g_variant_new_int64 (thread->pid));
+      g_variant_builder_add (&one, "{sv}", "state",
+                             g_variant_new_string (thread->stopped ? "stopped" : "running"));
+      if (thread->stopped && thread->id != 0)
+        add_location (&one, self, thread->pid, thread_pc (self, thread));
+      g_variant_builder_add_value (&builder, g_variant_builder_end (&one));
+    }
+  return g_variant_builder_end (&builder);
+}
+
+gboolean
+froggy_session_stop (FroggySession  *self,
+                     pid_t           tid,
+                     GArray        **stopping,
+                     GError        **error)
+{
+  g_autoptr(GArray) tids = g_array_new (FALSE, FALSE, sizeof (pid_t));
+  GHashTableIter iter;
+  Thread *thread;
+
+  g_return_val_if_fail (FROGGY_IS_SESSION (self), FALSE);
+
+  if (tid != 0 && thread_get (self, tid, FALSE, error) == NULL)
+    return FALSE;
+
+  g_hash_table_iter_init (&iter, self->threads);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &thread))
+    {
+      if (tid != 0 && thread->tid != tid)
+        continue;
+      g_array_append_val (tids, thread->tid);
+      if (thread->stopped)
+        continue;
+      if (!thread_control (self, thread, UTRACE_CTL_INTERRUPT, -1, error))
+        return FALSE;
+      thread->stop_requested = TRUE;
+    }
+  *stopping = g_steal_pointer (&tids);
+  return TRUE;
+}
+
+gboolean
+froggy_session_continue (FroggySession  *self,
+                         pid_t           tid,
+                         int             signo,
+                         GError        **error)
+{
+  GHashTableIter iter;
+  Thread *thread;
+
+  g_return_val_if_fail (FROGGY_IS_SESSION (self), FALSE);
+
+  if (tid != 0)
+    {
+      thread = thread_get (self, tid, TRUE, error);
+      if (thread == NULL)
+        return FALSE;
+      thread_end_step (self, thread);
+      return thread_resume (self, thread, signo, error);
+    }
+
+  g_hash_table_iter_init (&iter, self->threads);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &thread))
+    {
+      /* A paused thread runs when the step-over it waits for ends. */
+      if (!thread->stopped || thread->id == 0 || thread->over_address != 0 ||
+          thread->paused || thread->deferred)
+        continue;
+      thread_end_step (self, thread);
+      if (!thread_resume (self, thread, signo, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+GVariant *
+froggy_session_read_registers (FroggySession  *self,
+                               pid_t           tid,
+                               const char     *regset,
+                               GError        **error)
+{
+  Thread *thread;
+
+  g_return_val_if_fail (FROGGY_IS_SESSION (self), NULL);
+
+  thread = thread_get (self, tid, TRUE, error);
+  if (thread == NULL)
+    return NULL;
+
+  if (g_strcmp0 (regset, "fp") == 0)
+    {
+      struct user_fpregs_struct fp;
+      gsize len = sizeof fp;
+
+      if (!froggy_device_get_regset (self->device, thread->id, NT_PRFPREG, &fp, &len, error))
+        return NULL;
+      return froggy_registers_fp_to_variant (&fp);
+    }
+  else
+    {
+      struct user_regs_struct regs;
+
+      if (!froggy_device_get_regs (self->device, thread->id, &regs, error))
+        return NULL;
+      return froggy_registers_general_to_variant (&regs);
+    }
+}
+
+gboolean
+froggy_session_write_registers (FroggySession  *self,
+                                pid_t           tid,
+                                GVariant       *registers,
+                                GError        **error)
+{
+  struct user_regs_struct regs;
+  Thread *thread;
+  GVariantIter iter;
+  const char *name;
+  GVariant *value;
+
+  g_return_val_if_fail (FROGGY_IS_SESSION (self), FALSE);
+
+  thread = thread_get (self, tid, TRUE, error);
+  if (thread == NULL)
+    return FALSE;
+  if (registers == NULL || !g_variant_is_of_type (registers, G_VARIANT_TYPE_VARDICT))
+    {
+      g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_INVALID_PARAMS,
+                   "registers must be an object of name to value");
+      return FALSE;
+    }
+  if (!froggy_device_get_regs (self->device, thread->id, &regs, error))
+    return FALSE;
+
+  g_variant_iter_init (&iter, registers);
+  while (g_variant_iter_next (&iter, "{&sv}", &name, &value))
+    {
+      g_autoptr(GVariant) boxed = value;
+      unsigned long long *slot = froggy_registers_lookup (&regs, name);
+      guint64 word;
+
+      if (slot == NULL || !g_variant_is_of_type (value, G_VARIANT_TYPE_STRING) ||
+          !froggy_parse_word (g_variant_get_string (value, NULL), &word))
+        {
+          g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_INVALID_PARAMS,
+                       "\"%s\": not a general register with a hex value", name);
+          return FALSE;
+        }
+      *slot = word;
+    }
+  return froggy_device_set_regs (self->device, thread->id, &regs, error);
+}
+
+/* The thread through which a process's memory is reached. */
+static Thread *
+memory_thread (FroggySession  *self,
+               pid_t           tid,
+               GError        **error)
+{
+  Thread *thread;
+
+  if (tid != 0)
+    {
+      thread = thread_get (self, tid, FALSE, error);
+      if (thread == NULL)
+        return NULL;
+    }
+  thread = process_stopped_thread (self, tid != 0 ? thread_lookup (self, tid)->pid : self->pid);
+  if (thread == NULL)
+    g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_RUNNING,
+                 "no thread of the process is stopped: stop one first");
+  return thread;
+}
+
+GVariant *
+froggy_session_read_memory (FroggySession  *self,
+                            pid_t           tid,
+                            guint64         address,
+                            gsize           length,
+                            GError        **error)
+{
+  g_autofree guint8 *buf = NULL;
+  g_autoptr(GString) hex = NULL;
+  g_autofree char *text = NULL;
+  GVariantBuilder builder;
+  GHashTableIter iter;
+  Process *process;
+  Thread *thread;
+  Site *site;
+  gssize n;
+
+  g_return_val_if_fail (FROGGY_IS_SESSION (self), NULL);
+
+  if (length == 0 || length > MAX_MEMORY_READ)
+    {
+      g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_INVALID_PARAMS,
+                   "length must be 1 to %d", MAX_MEMORY_READ);
+      return NULL;
+    }
+  thread = memory_thread (self, tid, error);
+  if (thread == NULL)
+    return NULL;
+  buf = g_malloc (length);
+  n = froggy_device_read_memory (self->device, thread->id, address, buf, length, error);
+  if (n < 0)
+    return NULL;
+
+  /* The program's bytes, not our int3s. */
+  process = process_lookup (self, thread->pid);
+  g_hash_table_iter_init (&iter, process->sites);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &site))
+    if (site->address >= address && site->address < address + n)
+      buf[site->address - address] = site->original;
+
+  hex = g_string_sized_new (2 * n + 1);
+  for (gssize i = 0; i < n; i++)
+    g_string_append_printf (hex, "%02x", buf[i]);
+  text = froggy_format_word (address);
+
+  g_variant_builder_init (&builder, G_VARIANT_TYPE_VARDICT);
+  g_variant_builder_add (&builder, "{sv}", "address", g_variant_new_string (text));
+  g_variant_builder_add (&builder, "{sv}", "data", g_variant_new_string (hex->str));
+  g_variant_builder_add (&builder, "{sv}", "length", g_variant_new_int64 (n));
+  return g_variant_builder_end (&builder);
+}
+
+GVariant *
+froggy_session_write_memory (FroggySession  *self,
+                             pid_t           tid,
+                             guint64         address,
+                             const char     *hex,
+                             GError        **error)
+{
+  gsize length = strlen (hex) / 2;
+  g_autofree guint8 *buf = NULL;
+  GVariantBuilder builder;
+  GHashTableIter iter;
+  Process *process;
+  Thread *thread;
+  Site *site;
+  gssize n;
+
+  g_return_val_if_fail (FROGGY_IS_SESSION (self), NULL);
+
+  if (length == 0 || strlen (hex) % 2 != 0 || length > MAX_MEMORY_READ)
+    {
+      g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_INVALID_PARAMS,
+                   "data must be 1 to %d bytes as pairs of hex digits", MAX_MEMORY_READ);
+      return NULL;
+    }
+  buf = g_malloc (length);
+  for (gsize i = 0; i < length; i++)
+    {
+      int high = g_ascii_xdigit_value (hex[2 * i]);
+      int low = g_ascii_xdigit_value (hex[2 * i + 1]);
+
+      if (high < 0 || low < 0)
+        {
+          g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_INVALID_PARAMS,
+                       "data must be pairs of hex digits");
+          return NULL;
+        }
+      buf[i] = high << 4 | low;
+    }
+  thread = memory_thread (self, tid, error);
+  if (thread == NULL)
+    return NULL;
+
+  /* Breakpoints stay in place: what is written under them becomes the
+   * byte they put back. */
+  process = process_lookup (self, thread->pid);
+  g_hash_table_iter_init (&iter, process->sites);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &site))
+    if (site->address >= address && site->address < address + length)
+      {
+        site->original = buf[site->address - address];
+        buf[site->address - address] = INT3;
+      }
+
+  n = froggy_device_write_memory (self->device, thread->id, address, buf, length, error);
+  if (n < 0)
+    return NULL;
+  g_variant_builder_init (&builder, G_VARIANT_TYPE_VARDICT);
+  g_variant_builder_add (&builder, "{sv}", "length", g_variant_new_int64 (n));
+  return g_variant_builder_end (&builder);
+}
+
+static gboolean
+resolve_breakpoint (FroggySession     *self,
+                    FroggyBreakpoint  *breakpoint,
+                    GError           **error)
+{
+  Process *process = process_lookup (self, self->pid);
+  g_autoptr(GPtrArray) symbols = NULL;
+
+  symbols = froggy_symbolizer_resolve_location (process->symbolizer, breakpoint->location, NULL);
+  if (symbols == NULL)
+    {
+      froggy_symbolizer_refresh (process->symbolizer, NULL);
+      symbols = froggy_symbolizer_resolve_location (process->symbolizer, breakpoint->location, NULL);
+    }
+  if (symbols == NULL || symbols->len == 0)
+    {
+      g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_NOT_FOUND,
+                   "no code at \"%s\"", breakpoint->location);
+      return FALSE;
+    }
+
+  g_array_set_size (breakpoint->addresses, 0);
+  for (guint i = 0; i < symbols->len; i++)
+    {
+      FroggySymbol *symbol = g_ptr_array_index (symbols, i);
+
+      g_array_append_val (breakpoint->addresses, symbol->address);
+      if (i == 0)
+        {
+          g_free (breakpoint->function);
+          g_free (breakpoint->file);
+          breakpoint->function = g_strdup (symbol->function);
+          breakpoint->file = g_strdup (symbol->file);
+          breakpoint->line = symbol->line;
+        }
+    }
+  return TRUE;
+}
+
+GVariant *
+froggy_session_insert_breakpoint (FroggySession  *self,
+                                  const char     *location,
+                                  pid_t           tid,
+                                  const char     *condition,
+                                  guint           ignore_count,
+                                  gboolean        temporary,
+                                  GError        **error)
+{
+  g_autoptr(FroggyBreakpoint) breakpoint = NULL;
+  FroggyBreakpoint *inserted;
+  GVariant *result;
+
+  g_return_val_if_fail (FROGGY_IS_SESSION (self), NULL);
+
+  if (tid != 0 && thread_get (self, tid, FALSE, error) == NULL)
+    return NULL;
+  breakpoint = froggy_breakpoint_new (self->next_breakpoint_id, location);
+  breakpoint->thread = tid;
+  breakpoint->ignore_count = ignore_count;
+  breakpoint->temporary = temporary;
+  breakpoint->by_function = location[0] != '*' && strchr (location, ':') == NULL;
+  if (condition != NULL && !froggy_breakpoint_set_condition (breakpoint, condition, error))
+    return NULL;
+  if (!resolve_breakpoint (self, breakpoint, error))
+    return NULL;
+  if (!breakpoint_arm (self, breakpoint, error))
+    return NULL;
+
+  self->next_breakpoint_id++;
+  inserted = g_steal_pointer (&breakpoint);
+  g_ptr_array_add (self->breakpoints, inserted);
+  result = froggy_breakpoint_to_variant (inserted);
+  return result;
+}
+
+static FroggyBreakpoint *
+breakpoint_get (FroggySession  *self,
+                guint           id,
+                GError        **error)
+{
+  for (guint i = 0; i < self->breakpoints->len; i++)
+    {
+      FroggyBreakpoint *breakpoint = g_ptr_array_index (self->breakpoints, i);
+
+      if (breakpoint->id == id)
+        return breakpoint;
+    }
+  g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_NO_BREAKPOINT, "no breakpoint %u", id);
+  return NULL;
+}
+
+gboolean
+froggy_session_remove_breakpoint (FroggySession  *self,
+                                  guint           id,
+                                  GError        **error)
+{
+  FroggyBreakpoint *breakpoint;
+
+  g_return_val_if_fail (FROGGY_IS_SESSION (self), FALSE);
+
+  breakpoint = breakpoint_get (self, id, error);
+  if (breakpoint == NULL)
+    return FALSE;
+  if (breakpoint->enabled)
+    breakpoint_disarm (self, breakpoint);
+  g_ptr_array_remove (self->breakpoints, breakpoint);
+  return TRUE;
+}
+
+gboolean
+froggy_session_enable_breakpoint (FroggySession  *self,
+                                  guint           id,
+                                  gboolean        enabled,
+                                  GError        **error)
+{
+  FroggyBreakpoint *breakpoint;
+
+  g_return_val_if_fail (FROGGY_IS_SESSION (self), FALSE);
+
+  breakpoint = breakpoint_get (self, id, error);
+  if (breakpoint == NULL)
+    return FALSE;
+  if (breakpoint->enabled == enabled)
+    return TRUE;
+  if (enabled && !breakpoint_arm (self, breakpoint, error))
+    return FALSE;
+  if (!enabled)
+    breakpoint_disarm (self, breakpoint);
+  breakpoint->enabled = enabled;
+  return TRUE;
+}
+
+GVariant *
+froggy_session_list_breakpoints (FroggySession *self)
+{
+  GVariantBuilder builder;
+
+  g_return_val_if_fail (FROGGY_IS_SESSION (self), NULL);
+
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("aa{sv}"));
+  for (guint i = 0; i < self->breakpoints->len; i++)
+    g_variant_builder_add_value (&builder,
+                                 froggy_breakpoint_to_variant (g_ptr_array_index (self->breakpoints, i)));
+  return g_variant_builder_end (&builder);
+}
+
+static gboolean
+watchpoint_set_on (FroggySession  *self,
+                   Watchpoint     *watchpoint,
+                   Thread         *thread,
+                   GError        **error)
+{
+  guint32 slot;
+  int pair[2];
+
+  if (!froggy_device_set_watch (self->device, thread->id, watchpoint->address, watchpoint->length,
+                                watchpoint->read_write ? UTRACE_WATCH_READWRITE : UTRACE_WATCH_WRITE,
+                                &slot, error))
+    return FALSE;
+  pair[0] = thread->tid;
+  pair[1] = slot;
+  g_array_append_vals (watchpoint->slots, pair, 2);
+  return TRUE;
+}
+
+static void
+watchpoint_clear (FroggySession *self,
+                  Watchpoint    *watchpoint)
+{
+  for (guint i = 0; i + 1 < watchpoint->slots->len; i += 2)
+    {
+      Thread *thread = thread_lookup (self, g_array_index (watchpoint->slots, int, i));
+
+      if (thread != NULL)
+        froggy_device_clear_watch (self->device, thread->id,
+                                   g_array_index (watchpoint->slots, int, i + 1), NULL);
+    }
+  g_array_set_size (watchpoint->slots, 0);
+}
+
+GVariant *
+froggy_session_insert_watchpoint (FroggySession  *self,
+                                  guint64         address,
+                                  guint           length,
+                                  gboolean        read_write,
+                                  pid_t           tid,
+                                  GError        **error)
+{
+  Watchpoint *watchpoint;
+  GHashTableIter iter;
+  GVariantBuilder builder;
+  Thread *thread;
+
+  g_return_val_if_fail (FROGGY_IS_SESSION (self), NULL);
+
+  if (tid != 0 && thread_get (self, tid, FALSE, error) == NULL)
+    return NULL;
+  if ((length != 1 && length != 2 && length != 4 && length != 8) || address % length != 0)
+    {
+      g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_INVALID_PARAMS,
+                   "a watchpoint covers 1, 2, 4 or 8 bytes at an address aligned to that");
+      return NULL;
+    }
+
+  watchpoint = g_new0 (Watchpoint, 1);
+  watchpoint->address = address;
+  watchpoint->length = length;
+  watchpoint->read_write = read_write;
+  watchpoint->tid = tid;
+  watchpoint->slots = g_array_new (FALSE, FALSE, sizeof (int));
+
+  g_hash_table_iter_init (&iter, self->threads);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &thread))
+    {
+      if ((tid != 0 && thread->tid != tid) || thread->id == 0)
+        continue;
+      if (!watchpoint_set_on (self, watchpoint, thread, error))
+        {
+          watchpoint_clear (self, watchpoint);
+          watchpoint_free (watchpoint);
+          return NULL;
+        }
+    }
+  watchpoint->id = self->next_watchpoint_id++;
+  g_ptr_array_add (self->watchpoints, watchpoint);
+
+  g_variant_builder_init (&builder, G_VARIANT_TYPE_VARDICT);
+  g_variant_builder_add (&builder, "{sv}", "id", g_variant_new_int64 (watchpoint->id));
+  return g_variant_builder_end (&builder);
+}
+
+gboolean
+froggy_session_remove_watchpoint (FroggySession  *self,
+                                  guint           id,
+                                  GError        **error)
+{
+  g_return_val_if_fail (FROGGY_IS_SESSION (self), FALSE);
+
+  for (guint i = 0; i < self->watchpoints->len; i++)
+    {
+      Watchpoint *watchpoint = g_ptr_array_index (self->watchpoints, i);
+
+      if (watchpoint->id == id)
+        {
+          watchpoint_clear (self, watchpoint);
+          g_ptr_array_remove_index (self->watchpoints, i);
+          return TRUE;
+        }
+    }
+  g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_NO_BREAKPOINT, "no watchpoint %u", id);
+  return FALSE;
+}
+
+/* The device's masks follow from the catchpoints and subscriptions. */
+static gboolean
+update_event_masks (FroggySession  *self,
+                    GError        **error)
+{
+  guint64 events = BASE_EVENTS, nonstop = BASE_NONSTOP;
+  GHashTableIter iter;
+  const char *kind, *how;
+  Thread *thread;
+
+  for (guint i = 0; i < self->catchpoints->len; i++)
+    {
+      Catchpoint *catchpoint = g_ptr_array_index (self->catchpoints, i);
+      FroggyCatchSpec *spec = catchpoint->spec;
+
+      if (g_str_equal (spec->kind, "syscall"))
+        {
+          if (spec->entry)
+            events |= UTRACE_EVMASK (UTRACE_EV_SYSCALL_ENTRY);
+          if (spec->exit)
+            events |= UTRACE_EVMASK (UTRACE_EV_SYSCALL_EXIT);
+        }
+      else if (g_str_equal (spec->kind, "fork"))
+        nonstop &= ~UTRACE_EVMASK (UTRACE_EV_CLONE);
+      else if (g_str_equal (spec->kind, "exit"))
+        events |= UTRACE_EVMASK (UTRACE_EV_EXIT);
+    }
+
+  g_hash_table_iter_init (&iter, self->reported);
+  while (g_hash_table_iter_next (&iter, (gpointer *) &kind, (gpointer *) &how))
+    {
+      guint64 bit = 0;
+
+      if (g_str_equal (kind, "syscall-entry"))
+        bit = UTRACE_EVMASK (UTRACE_EV_SYSCALL_ENTRY);
+      else if (g_str_equal (kind, "syscall-exit"))
+        bit = UTRACE_EVMASK (UTRACE_EV_SYSCALL_EXIT);
+      else if (g_str_equal (kind, "exit"))
+        bit = UTRACE_EVMASK (UTRACE_EV_EXIT);
+      else if (g_str_equal (kind, "clone") || g_str_equal (kind, "fork"))
+        bit = UTRACE_EVMASK (UTRACE_EV_CLONE);
+      if (bit == 0)
+        continue;
+      if (g_str_equal (how, "stop"))
+        {
+          events |= bit;
+          nonstop &= ~bit;
+        }
+      else if (!(events & bit))
+        {
+          events |= bit;
+          nonstop |= bit;
+        }
+    }
+
+  self->events = events;
+  self->nonstop = nonstop;
+  g_hash_table_iter_init (&iter, self->threads);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &thread))
+    if (thread->id != 0 &&
+        !froggy_device_set_events (self->device, thread->id, events, nonstop, error))
+      return FALSE;
+  return TRUE;
+}
+
+GVariant *
+froggy_session_add_catch (FroggySession    *self,
+                          FroggyCatchSpec  *spec,
+                          GError          **error)
+{
+  Catchpoint *catchpoint = g_new0 (Catchpoint, 1);
+  GVariantBuilder builder;
+
+  catchpoint->id = self->next_breakpoint_id++;
+  catchpoint->spec = spec;
+  g_ptr_array_add (self->catchpoints, catchpoint);
+  if (!update_event_masks (self, error))
+    {
+      g_ptr_array_remove (self->catchpoints, catchpoint);
+      return NULL;
+    }
+  g_variant_builder_init (&builder, G_VARIANT_TYPE_VARDICT);
+  g_variant_builder_add (&builder, "{sv}", "id", g_variant_new_int64 (catchpoint->id));
+  return g_variant_builder_end (&builder);
+}
+
+gboolean
+froggy_session_remove_catch (FroggySession  *self,
+                             guint           id,
+                             GError        **error)
+{
+  for (guint i = 0; i < self->catchpoints->len; i++)
+    {
+      Catchpoint *catchpoint = g_ptr_array_index (self->catchpoints, i);
+
+      if (catchpoint->id == id)
+        {
+          g_ptr_array_remove_index (self->catchpoints, i);
+          return update_event_masks (self, error);
+        }
+    }
+  g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_NO_BREAKPOINT, "no catchpoint %u", id);
+  return FALSE;
+}
+
+gboolean
+froggy_session_subscribe (FroggySession  *self,
+                          GVariant       *events,
+                          GError        **error)
+{
+  static const char * const kinds[] = {
+    "syscall-entry", "syscall-exit", "signal", "exec", "clone", "fork", "exit", NULL
+  };
+  GVariantIter iter;
+  const char *kind;
+  GVariant *value;
+
+  if (events == NULL || !g_variant_is_of_type (events, G_VARIANT_TYPE_VARDICT))
+    {
+      g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_INVALID_PARAMS,
+                   "events must be an object of kind to \"stop\", \"report\" or \"off\"");
+      return FALSE;
+    }
+  g_variant_iter_init (&iter, events);
+  while (g_variant_iter_next (&iter, "{&sv}", &kind, &value))
+    {
+      g_autoptr(GVariant) boxed = value;
+      const char *how = g_variant_is_of_type (value, G_VARIANT_TYPE_STRING)
+                        ? g_variant_get_string (value, NULL) : "";
+
+      if (!g_strv_contains (kinds, kind) ||
+          (!g_str_equal (how, "stop") && !g_str_equal (how, "report") && !g_str_equal (how, "off")))
+        {
+          g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_INVALID_PARAMS,
+                       "events: \"%s\" is not a kind with \"stop\", \"report\" or \"off\"", kind);
+          return FALSE;
+        }
+      if (g_str_equal (how, "off"))
+        g_hash_table_remove (self->reported, kind);
+      else
+        g_hash_table_replace (self->reported, g_strdup (kind), g_strdup (how));
+    }
+  return update_event_masks (self, error);
+}
+
+typedef struct
+{
+  FroggySession *self;
+  Thread        *thread;
+} UnwindTarget;
+
+static gboolean
+unwind_read_memory (gpointer  user_data,
+                    guint64   address,
+                    guint64  *word)
+{
+  UnwindTarget *target = user_data;
+
+  return froggy_device_read_memory (target->self->device, target->thread->id,
+                                    address, word, sizeof *word, NULL) == sizeof *word;
+}
+
+static GVariant *
+symbol_to_variant (FroggySymbol *symbol,
+                   gboolean      with_offset)
+{
+  g_autofree char *address = froggy_format_word (symbol->address);
+  GVariantBuilder builder;
+
+  g_variant_builder_init (&builder, G_VARIANT_TYPE_VARDICT);
+  g_variant_builder_add (&builder, "{sv}", "address", g_variant_new_string (address));
+  if (symbol->function != NULL)
+    g_variant_builder_add (&builder, "{sv}", "function", g_variant_new_string (symbol->function));
+  if (with_offset && symbol->function != NULL)
+    {
+      g_autofree char *offset = froggy_format_word (symbol->offset);
+
+      g_variant_builder_add (&builder, "{sv}", "offset", g_variant_new_string (offset));
+    }
+  if (symbol->module != NULL)
+    g_variant_builder_add (&builder, "{sv}", "module", g_variant_new_string (symbol->module));
+  if (symbol->file != NULL && symbol->line > 0)
+    {
+      g_variant_builder_add (&builder, "{sv}", "file", g_variant_new_string (symbol->file));
+      g_variant_builder_add (&builder, "{sv}", "line", g_variant_new_int64 (symbol->line));
+    }
+  return g_variant_builder_end (&builder);
+}
+
+GVariant *
+froggy_session_backtrace (FroggySession  *self,
+                          pid_t           tid,
+                          guint           max_frames,
+                          GError        **error)
+{
+  struct user_regs_struct regs;
+  g_autoptr(GPtrArray) frames = NULL;
+  GVariantBuilder builder;
+  UnwindTarget target;
+  Process *process;
+  Thread *thread;
+
+  g_return_val_if_fail (FROGGY_IS_SESSION (self), NULL);
+
+  thread = thread_get (self, tid, TRUE, error);
+  if (thread == NULL)
+    return NULL;
+  if (!froggy_device_get_regs (self->device, thread->id, &regs, error))
+    return NULL;
+  process = process_lookup (self, thread->pid);
+  target.self = self;
+  target.thread = thread;
+  frames = froggy_symbolizer_backtrace (process->symbolizer, thread->tid, &regs,
+                                        unwind_read_memory, &target, max_frames, error);
+  if (frames == NULL)
+    return NULL;
+
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("aa{sv}"));
+  for (guint i = 0; i < frames->len; i++)
+    {
+      g_autoptr(GVariant) frame = g_variant_ref_sink (symbol_to_variant (g_ptr_array_index (frames, i), TRUE));
+      g_auto(GVariantDict) dict;
+      const char *address = NULL;
+
+      g_variant_dict_init (&dict, frame);
+      g_variant_dict_insert (&dict, "level", "x", (gint64) i);
+      if (g_variant_dict_lookup (&dict, "address", "&s", &address))
+        {
+          g_variant_dict_insert (&dict, "pc", "s", address);
+          g_variant_dict_remove (&dict, "address");
+        }
+      g_variant_builder_add_value (&builder, g_variant_dict_end (&dict));
+    }
+  return g_variant_builder_end (&builder);
+}
+
+GVariant *
+froggy_session_lookup_symbol (FroggySession  *self,
+                              const char     *name,
+                              gboolean        by_address,
+                              guint64         address,
+                              GError        **error)
+{
+  Process *process;
+  g_autoptr(FroggySymbol) symbol = NULL;
+
+  g_return_val_if_fail (FROGGY_IS_SESSION (self), NULL);
+
+  process = process_lookup (self, self->pid);
+  if (by_address)
+    {
+      symbol = froggy_symbolizer_lookup_address (process->symbolizer, address);
+      if (symbol == NULL && froggy_symbolizer_refresh (process->symbolizer, NULL))
+        symbol = froggy_symbolizer_lookup_address (process->symbolizer, address);
+      if (symbol == NULL)
+        {
+          g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_NOT_FOUND,
+                       "0x%" G_GINT64_MODIFIER "x is in no module", address);
+          return NULL;
+        }
+    }
+  else
+    {
+      symbol = froggy_symbolizer_lookup_function (process->symbolizer, name, NULL);
+      if (symbol == NULL && froggy_symbolizer_refresh (process->symbolizer, NULL))
+        symbol = froggy_symbolizer_lookup_function (process->symbolizer, name, NULL);
+      if (symbol == NULL)
+        {
+          g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_NOT_FOUND, "no symbol \"%s\"", name);
+          return NULL;
+        }
+    }
+  return symbol_to_variant (symbol, by_address);
+}
+
+GVariant *
+froggy_session_source_lines (FroggySession  *self,
+                             const char     *location,
+                             GError        **error)
+{
+  Process *process;
+  g_autoptr(GPtrArray) symbols = NULL;
+  g_autoptr(GError) local_error = NULL;
+  GVariantBuilder builder;
+
+  g_return_val_if_fail (FROGGY_IS_SESSION (self), NULL);
+
+  process = process_lookup (self, self->pid);
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("aa{sv}"));
+  if (location[0] == '*')
+    {
+      guint64 address;
+      g_autoptr(FroggySymbol) symbol = NULL;
+
+      if (!froggy_parse_word (location + 1, &address))
+        {
+          g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_INVALID_PARAMS,
+                       "\"%s\" is not *ADDRESS", location);
+          return NULL;
+        }
+      symbol = froggy_symbolizer_lookup_address (process->symbolizer, address);
+      if (symbol == NULL || symbol->line == 0)
+        {
+          g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_NOT_FOUND,
+                       "no line information at %s", location + 1);
+          return NULL;
+        }
+      symbols = g_ptr_array_new_with_free_func ((GDestroyNotify) froggy_symbol_free);
+      g_ptr_array_add (symbols, g_steal_pointer (&symbol));
+    }
+  else
+    {
+      if (strchr (location, ':') == NULL)
+        {
+          g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_INVALID_PARAMS,
+                       "\"%s\" is neither FILE:LINE nor *ADDRESS", location);
+          return NULL;
+        }
+      symbols = froggy_symbolizer_resolve_location (process->symbolizer, location, &local_error);
+      if (symbols == NULL)
+        {
+          g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_NOT_FOUND, "%s", local_error->message);
+          return NULL;
+        }
+    }
+
+  for (guint i = 0; i < symbols->len; i++)
+    {
+      FroggySymbol *symbol = g_ptr_array_index (symbols, i);
+      g_autofree char *address = froggy_format_word (symbol->address);
+      GVariantBuilder one;
+
+      g_variant_builder_init (&one, G_VARIANT_TYPE_VARDICT);
+      g_variant_builder_add (&one, "{sv}", "address", g_variant_new_string (address));
+      g_variant_builder_add (&one, "{sv}", "file", g_variant_new_string (symbol->file ? symbol->file : ""));
+      g_variant_builder_add (&one, "{sv}", "line", g_variant_new_int64 (symbol->line));
+      g_variant_builder_add_value (&builder, g_variant_builder_end (&one));
+    }
+  return g_variant_builder_end (&builder);
+}
+
+gboolean
+froggy_session_kill (FroggySession  *self,
+                     GError        **error)
+{
+  GHashTableIter iter;
+  gpointer key;
+
+  g_return_val_if_fail (FROGGY_IS_SESSION (self), FALSE);
+
+  g_hash_table_iter_init (&iter, self->processes);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    if (kill (GPOINTER_TO_INT (key), SIGKILL) < 0 && errno != ESRCH)
+      {
+        int errsv = errno;
+
+        g_propagate_error (error, froggy_error_from_errno (errsv, "kill"));
+        return FALSE;
+      }
+  return TRUE;
+}
+
+static void
+froggy_session_end (FroggySession *self)
+{
+  if (self->ended)
+    return;
+  self->ended = TRUE;
+  notify_simple (self, "session-ended", NULL);
+  if (self->device != NULL)
+    froggy_device_close (self->device);
+  g_signal_emit (self, signals[ENDED], 0);
+}
+
+/* Every process has a stopped thread now: take the int3s out and close
+ * the device, which lets every thread run on. */
+static void
+detach_stopped (FroggySession *self,
+                gpointer       data)
+{
+  g_autoptr(FroggySession) hold = data;
+  GHashTableIter iter;
+  Process *process;
+
+  g_hash_table_iter_init (&iter, self->processes);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &process))
+    process_remove_sites (self, process);
+  for (guint i = 0; i < self->watchpoints->len; i++)
+    watchpoint_clear (self, g_ptr_array_index (self->watchpoints, i));
+  froggy_session_end (self);
+}
+
+void
+froggy_session_detach (FroggySession *self)
+{
+  g_autoptr(GArray) waited = g_array_new (FALSE, FALSE, sizeof (pid_t));
+  GHashTableIter iter;
+  Process *process;
+
+  g_return_if_fail (FROGGY_IS_SESSION (self));
+
+  if (self->detaching || self->ended)
+    return;
+  self->detaching = TRUE;
+
+  /* A process with breakpoints needs a stopped thread to take them out. */
+  g_hash_table_iter_init (&iter, self->processes);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &process))
+    {
+      GHashTableIter threads;
+      Thread *thread;
+
+      if (g_hash_table_size (process->sites) == 0 || process_stopped_thread (self, process->pid))
+        continue;
+      g_hash_table_iter_init (&threads, self->threads);
+      while (g_hash_table_iter_next (&threads, NULL, (gpointer *) &thread))
+        if (thread->pid == process->pid && thread->id != 0 &&
+            thread_control (self, thread, UTRACE_CTL_INTERRUPT, -1, NULL))
+          {
+            g_array_append_val (waited, thread->tid);
+            break;
+          }
+    }
+  stop_waiter_add (self, waited, detach_stopped, g_object_ref (self));
+}
+
+/* }}} */
+
+/* Events {{{ */
+
+static const char *
+signal_name (int signo,
+             char *buf,
+             gsize len)
+{
+  const char *abbrev = sigabbrev_np (signo);
+
+  if (abbrev == NULL)
+    g_snprintf (buf, len, "SIG%d", signo);
+  else
+    g_snprintf (buf, len, "SIG%s", abbrev);
+  return buf;
+}
+
+/* Signals a debugger lets through unseen, as gdb does by default. */
+static gboolean
+signal_is_quiet (int signo)
+{
+  switch (signo)
+    {
+    case SIGALRM:
+    case SIGURG:
+    case SIGCHLD:
+    case SIGWINCH:
+    case SIGIO:
+    case SIGVTALRM:
+    case SIGPROF:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+static Catchpoint *
+catch_matching (FroggySession *self,
+                const char    *kind,
+                int            number,
+                gboolean       at_exit)
+{
+  for (guint i = 0; i < self->catchpoints->len; i++)
+    {
+      Catchpoint *catchpoint = g_ptr_array_index (self->catchpoints, i);
+      FroggyCatchSpec *spec = catchpoint->spec;
+      gboolean listed = spec->numbers == NULL || spec->numbers->len == 0;
+
+      if (!g_str_equal (spec->kind, kind))
+        continue;
+      if (g_str_equal (kind, "syscall") && !(at_exit ? spec->exit : spec->entry))
+        continue;
+      for (guint j = 0; !listed && j < spec->numbers->len; j++)
+        listed = g_array_index (spec->numbers, int, j) == number;
+      if (listed)
+        return catchpoint;
+    }
+  return NULL;
+}
+
+static const char *
+reported_as (FroggySession *self,
+             const char    *kind)
+{
+  return g_hash_table_lookup (self->reported, kind);
+}
+
+static void
+resume_quietly (FroggySession *self,
+                Thread        *thread)
+{
+  g_autoptr(GError) error = NULL;
+
+  /* Paused for another's step-over: that resumes it when it ends. */
+  if (thread->paused)
+    return;
+  if (thread->stopped && !thread_resume (self, thread, -1, &error))
+    g_message ("thread %d: %s", thread->tid, error->message);
+}
+
+static void
+on_breakpoint (FroggySession *self,
+               Thread        *thread,
+               guint64        pc)
+{
+  Process *process = process_lookup (self, thread->pid);
+  struct user_regs_struct regs;
+  g_autoptr(GError) error = NULL;
+  FroggyBreakpoint *hit = NULL;
+  GVariantBuilder *builder;
+
+  if (!g_hash_table_contains (process->sites, &pc))
+    {
+      /* The program's own int3: it gets its SIGTRAP when it goes on. */
+      builder = notification_begin (self, "signal", thread);
+      g_variant_builder_add (builder, "{sv}", "signal", g_variant_new_int64 (SIGTRAP));
+      g_variant_builder_add (builder, "{sv}", "name", g_variant_new_string ("SIGTRAP"));
+      thread->pending_signal = SIGTRAP;
+      notification_end (self, builder, thread, 0);
+      return;
+    }
+
+  /* Back onto the breakpoint's address, where the original instruction
+   * will run. */
+  if (!froggy_device_get_regs (self->device, thread->id, &regs, &error))
+    {
+      g_warning ("thread %d at a breakpoint: %s", thread->tid, error->message);
+      return;
+    }
+  regs.rip = pc;
+  froggy_device_set_regs (self->device, thread->id, &regs, NULL);
+
+  if (!process->followed)
+    return;
+
+  for (guint i = 0; i < self->breakpoints->len; i++)
+    {
+      FroggyBreakpoint *breakpoint = g_ptr_array_index (self->breakpoints, i);
+      gboolean here;
+
+      /* A child's copy of its parent's int3s is no breakpoint of its
+       * own until its exec; after that, it has its own addresses. */
+      if (process->pid == self->pid)
+        here = froggy_breakpoint_has_address (breakpoint, pc);
+      else
+        here = GPOINTER_TO_UINT (g_hash_table_lookup (process->armed, &pc)) == breakpoint->id;
+      if (here && froggy_breakpoint_should_stop (breakpoint, thread->tid, &regs))
+        {
+          hit = breakpoint;
+          break;
+        }
+    }
+
+  if (hit != NULL)
+    {
+      thread_end_step (self, thread);
+      builder = notification_begin (self, "breakpoint-hit", thread);
+      g_variant_builder_add (builder, "{sv}", "breakpoint", g_variant_new_int64 (hit->id));
+      if (hit->temporary)
+        froggy_session_remove_breakpoint (self, hit->id, NULL);
+      notification_end (self, builder, thread, pc);
+      return;
+    }
+
+  /* The end of a step's run to a return address or a function body. */
+  if (thread->stepping && thread->return_address == pc &&
+      (thread->return_sp == 0 || regs.rsp > thread->return_sp))
+    {
+      site_unref (self, process, pc);
+      thread->return_address = 0;
+      if (thread->return_ends_step || thread->step_kind == FROGGY_STEP_OUT)
+        {
+          thread_step_done (self, thread, pc);
+          return;
+        }
+      thread->step_prev_pc = regs.rip;
+      thread->step_prev_sp = regs.rsp;
+      thread_step_logic (self, thread);
+      return;
+    }
+
+  resume_quietly (self, thread);
+}
+
+static void
+on_step (FroggySession *self,
+         Thread        *thread)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (thread->over_address != 0)
+    {
+      AfterStepOver then = thread->over_then;
+
+      step_over_done (self, thread);
+      if (then == AFTER_STEP_OVER_RESUME)
+        {
+          if (!thread_control (self, thread, UTRACE_CTL_RESUME, -1, &error))
+            g_message ("thread %d: %s", thread->tid, error->message);
+          return;
+        }
+    }
+  if (thread->stepping)
+    thread_step_logic (self, thread);
+  else
+    {
+      /* A step nobody waits for any more (the client continued). */
+      resume_quietly (self, thread);
+    }
+}
+
+static void
+on_clone (FroggySession                    *self,
+          Thread                           *parent,
+          const struct utrace_event_header *record)
+{
+  const struct utrace_event_clone *body = (gconstpointer) (record + 1);
+  gboolean is_thread = body->flags & CLONE_THREAD;
+  pid_t child_pid = is_thread ? parent->pid : body->child_tid;
+  GVariantBuilder *builder;
+  Thread *child;
+
+  child = thread_lookup (self, body->child_tid);
+  if (child == NULL)
+    child = thread_add (self, body->child_id, body->child_tid, child_pid);
+  child->id = body->child_id;
+  child->announced = TRUE;
+
+  if (is_thread)
+    {
+      for (guint i = 0; i < self->watchpoints->len; i++)
+        {
+          Watchpoint *watchpoint = g_ptr_array_index (self->watchpoints, i);
+
+          if (watchpoint->tid == 0)
+            watchpoint_set_on (self, watchpoint, child, NULL);
+        }
+    }
+  else
+    {
+      Process *parent_process = process_lookup (self, parent->pid);
+      Process *process = process_lookup (self, child_pid);
+      GHashTableIter iter;
+      Site *site;
+
+      /* The child has a copy of the parent's int3s. */
+      g_hash_table_iter_init (&iter, parent_process->sites);
+      while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &site))
+        {
+          Site *copy = g_memdup2 (site, sizeof *site);
+
+          g_hash_table_insert (process->sites, &copy->address, copy);
+        }
+      if (!self->follow_fork)
+        {
+          process->followed = FALSE;
+          thread_control (self, child, UTRACE_CTL_INTERRUPT, -1, NULL);
+        }
+    }
+
+  if (!is_thread && catch_matching (self, "fork", 0, FALSE) == NULL &&
+      !(record->flags & UTRACE_EVF_STOPPED) && reported_as (self, "fork") == NULL)
+    return;
+  if (is_thread && !(record->flags & UTRACE_EVF_STOPPED) && reported_as (self, "clone") == NULL)
+    return;
+
+  builder = notification_begin (self, is_thread ? "clone" : "fork", parent);
+  if (is_thread)
+    g_variant_builder_add (builder, "{sv}", "new_thread", g_variant_new_int64 (body->child_tid));
+  else
+    g_variant_builder_add (builder, "{sv}", "child", g_variant_new_int64 (body->child_tid));
+  notification_end (self, builder, parent, 0);
+}
+
+static void
+on_exec (FroggySession                    *self,
+         Thread                           *thread,
+         const struct utrace_event_header *record)
+{
+  const struct utrace_event_exec *body = (gconstpointer) (record + 1);
+  const char *filename = (const char *) (body + 1);
+  Process *process = process_lookup (self, thread->pid);
+  gboolean first = !thread->announced;
+  GVariantBuilder *builder;
+
+  /* The old image is gone, with its breakpoints: set those by function
+   * name again in the new one. */
+  g_hash_table_remove_all (process->sites);
+  g_hash_table_remove_all (process->armed);
+  g_clear_object (&process->symbolizer);
+  process->symbolizer = froggy_symbolizer_new (process->pid);
+  if (process->pid != self->pid && process->followed)
+    for (guint i = 0; i < self->breakpoints->len; i++)
+      {
+        FroggyBreakpoint *breakpoint = g_ptr_array_index (self->breakpoints, i);
+
+        if (breakpoint->by_function && breakpoint->enabled)
+          breakpoint_arm_in_child (self, breakpoint, process);
+      }
+  if (process->pid == self->pid)
+    for (guint i = 0; i < self->breakpoints->len; i++)
+      {
+        FroggyBreakpoint *breakpoint = g_ptr_array_index (self->breakpoints, i);
+        g_autoptr(GError) error = NULL;
+
+        if (!breakpoint->by_function || !breakpoint->enabled ||
+            !resolve_breakpoint (self, breakpoint, &error) ||
+            !breakpoint_arm (self, breakpoint, &error))
+          {
+            g_array_set_size (breakpoint->addresses, 0);
+            if (error != NULL)
+              g_debug ("breakpoint %u not in the new image: %s", breakpoint->id, error->message);
+          }
+      }
+
+  thread->announced = TRUE;
+  if (first && self->launched)
+    {
+      notify_simple (self, "launched", thread);
+      return;
+    }
+  if (!(record->flags & UTRACE_EVF_STOPPED) ||
+      (catch_matching (self, "exec", 0, FALSE) == NULL && reported_as (self, "exec") == NULL))
+    {
+      resume_quietly (self, thread);
+      return;
+    }
+  builder = notification_begin (self, "exec", thread);
+  g_variant_builder_add (builder, "{sv}", "filename", g_variant_new_string (filename));
+  notification_end (self, builder, thread, 0);
+}
+
+static void
+on_syscall (FroggySession                    *self,
+            Thread                           *thread,
+            const struct utrace_event_header *record)
+{
+  const struct utrace_event_syscall *body = (gconstpointer) (record + 1);
+  gboolean at_exit = record->type == UTRACE_EV_SYSCALL_EXIT;
+  const char *kind = at_exit ? "syscall-exit" : "syscall-entry";
+  const char *name = froggy_syscall_name (body->nr);
+  Catchpoint *catchpoint = catch_matching (self, "syscall", body->nr, at_exit);
+  GVariantBuilder *builder;
+
+  if (catchpoint == NULL && reported_as (self, kind) == NULL)
+    {
+      resume_quietly (self, thread);
+      return;
+    }
+  if (catchpoint == NULL && thread->stopped)
+    {
+      /* Only reported: the thread goes on. */
+      resume_quietly (self, thread);
+    }
+
+  builder = notification_begin (self, kind, thread);
+  g_variant_builder_add (builder, "{sv}", "nr", g_variant_new_int64 (body->nr));
+  g_variant_builder_add (builder, "{sv}", "name", g_variant_new_string (name ? name : "?"));
+  if (catchpoint != NULL)
+    g_variant_builder_add (builder, "{sv}", "catchpoint", g_variant_new_int64 (catchpoint->id));
+  if (at_exit)
+    g_variant_builder_add (builder, "{sv}", "return", g_variant_new_int64 (body->ret));
+  else
+    {
+      GVariantBuilder args;
+
+      g_variant_builder_init (&args, G_VARIANT_TYPE_STRING_ARRAY);
+      for (guint i = 0; i < G_N_ELEMENTS (body->args); i++)
+        {
+          g_autofree char *text = froggy_format_word (body->args[i]);
+
+          g_variant_builder_add (&args, "s", text);
+        }
+      g_variant_builder_add (builder, "{sv}", "args", g_variant_builder_end (&args));
+    }
+  notification_end (self, builder, thread, 0);
+}
+
+static void
+on_signal (FroggySession                    *self,
+           Thread                           *thread,
+           const struct utrace_event_header *record)
+{
+  const struct utrace_event_signal *body = (gconstpointer) (record + 1);
+  Catchpoint *catchpoint = catch_matching (self, "signal", body->signo, FALSE);
+  GVariantBuilder *builder;
+  char name[32];
+
+  if (catchpoint == NULL && signal_is_quiet (body->signo))
+    {
+      resume_quietly (self, thread);
+      return;
+    }
+  thread_end_step (self, thread);
+  builder = notification_begin (self, "signal", thread);
+  g_variant_builder_add (builder, "{sv}", "signal", g_variant_new_int64 (body->signo));
+  g_variant_builder_add (builder, "{sv}", "name",
+                         g_variant_new_string (signal_name (body->signo, name, sizeof name)));
+  g_variant_builder_add (builder, "{sv}", "code", g_variant_new_int64 (body->code));
+  if (body->addr != 0)
+    {
+      g_autofree char *address = froggy_format_word (body->addr);
+
+      g_variant_builder_add (builder, "{sv}", "address", g_variant_new_string (address));
+    }
+  notification_end (self, builder, thread, 0);
+}
+
+static void
+on_watchpoint (FroggySession                    *self,
+               Thread                           *thread,
+               const struct utrace_event_header *record)
+{
+  const struct utrace_event_watch *body = (gconstpointer) (record + 1);
+  GVariantBuilder *builder;
+  guint id = 0;
+
+  for (guint i = 0; i < self->watchpoints->len && id == 0; i++)
+    {
+      Watchpoint *watchpoint = g_ptr_array_index (self->watchpoints, i);
+
+      for (guint j = 0; j + 1 < watchpoint->slots->len; j += 2)
+        if (g_array_index (watchpoint->slots, int, j) == thread->tid &&
+            g_array_index (watchpoint->slots, int, j + 1) == (int) body->slot)
+          id = watchpoint->id;
+    }
+  if (id == 0)
+    {
+      resume_quietly (self, thread);
+      return;
+    }
+  thread_end_step (self, thread);
+  builder = notification_begin (self, "watchpoint", thread);
+  g_variant_builder_add (builder, "{sv}", "watchpoint", g_variant_new_int64 (id));
+  {
+    g_autofree char *address = froggy_format_word (body->addr);
+
+    g_variant_builder_add (builder, "{sv}", "address", g_variant_new_string (address));
+  }
+  notification_end (self, builder, thread, 0);
+}
+
+static void
+on_death (FroggySession                    *self,
+          Thread                           *thread,
+          const struct utrace_event_header *record)
+{
+  const struct utrace_event_exit *body = (gconstpointer) (record + 1);
+  GVariantBuilder *builder;
+  int status = body->code;
+  pid_t tid = thread->tid;
+
+  thread->stopped = FALSE;
+  builder = notification_begin (self, "exit", thread);
+  g_variant_builder_add (builder, "{sv}", "status", g_variant_new_int64 (status));
+  if (WIFEXITED (status))
+    g_variant_builder_add (builder, "{sv}", "code", g_variant_new_int64 (WEXITSTATUS (status)));
+  else if (WIFSIGNALED (status))
+    g_variant_builder_add (builder, "{sv}", "termsig", g_variant_new_int64 (WTERMSIG (status)));
+  notification_end (self, builder, NULL, 0);
+
+  /* A thread paused for this one's step-over, or waited for, goes on. */
+  if (thread->over_address != 0)
+    step_over_done (self, thread);
+  g_hash_table_remove (self->threads, GINT_TO_POINTER (tid));
+  stop_waiters_update (self, tid);
+}
+
+static void
+froggy_session_event (FroggySession                    *self,
+                      const struct utrace_event_header *record,
+                      FroggyDevice                     *device)
+{
+  g_autoptr(FroggySession) hold = g_object_ref (self);
+  gboolean stopped = record->flags & UTRACE_EVF_STOPPED;
+  const struct utrace_event_pc *pc = (gconstpointer) (record + 1);
+  Thread *thread;
+
+  if (record->type == UTRACE_EV_LOST)
+    {
+      const struct utrace_event_lost *body = (gconstpointer) (record + 1);
+      GVariantBuilder *builder = notification_begin (self, "lost", NULL);
+
+      g_variant_builder_add (builder, "{sv}", "count", g_variant_new_int64 (body->count));
+      notification_end (self, builder, NULL, 0);
+      return;
+    }
+
+  thread = thread_lookup (self, record->tid);
+  if (record->type == UTRACE_EV_EXEC)
+    {
+      const struct utrace_event_exec *body = (gconstpointer) (record + 1);
+
+      /* A thread other than the leader exec'd: it is the leader now. */
+      if (body->old_tid != record->tid)
+        {
+          Thread *old = thread_lookup (self, body->old_tid);
+
+          if (old != NULL)
+            {
+              g_hash_table_steal (self->threads, GINT_TO_POINTER (body->old_tid));
+              old->tid = record->tid;
+              g_hash_table_replace (self->threads, GINT_TO_POINTER (record->tid), old);
+              thread = old;
+            }
+        }
+    }
+  if (thread == NULL)
+    thread = thread_add (self, record->id, record->tid, record->tgid);
+  thread->id = record->id;
+  if (record->tid == self->pid)
+    self->launch_seen = TRUE;
+  if (stopped)
+    thread->stopped = TRUE;
+
+  switch (record->type)
+    {
+    case UTRACE_EV_STOP:
+      if (thread->paused)
+        {
+          /* Paused for another's step-over: nobody else needs to know. */
+          break;
+        }
+      if (!process_lookup (self, thread->pid)->followed)
+        {
+          process_remove_sites (self, process_lookup (self, thread->pid));
+          froggy_device_detach (self->device, thread->id, NULL);
+          g_hash_table_remove (self->threads, GINT_TO_POINTER (thread->tid));
+          break;
+        }
+      if (!thread->announced)
+        {
+          thread->announced = TRUE;
+          notify_simple (self, self->launched ? "launched" : "attached", thread);
+        }
+      else if (thread->stop_requested)
+        notify_simple (self, "interrupted", thread);
+      thread->stop_requested = FALSE;
+      break;
+    case UTRACE_EV_EXEC:
+      on_exec (self, thread, record);
+      break;
+    case UTRACE_EV_CLONE:
+      on_clone (self, thread, record);
+      break;
+    case UTRACE_EV_EXIT:
+      {
+        GVariantBuilder *builder = notification_begin (self, "exiting", thread);
+
+        notification_end (self, builder, thread, 0);
+      }
+      break;
+    case UTRACE_EV_DEATH:
+      on_death (self, thread, record);
+      return;
+    case UTRACE_EV_SYSCALL_ENTRY:
+    case UTRACE_EV_SYSCALL_EXIT:
+      on_syscall (self, thread, record);
+      break;
+    case UTRACE_EV_SIGNAL:
+      on_signal (self, thread, record);
+      break;
+    case UTRACE_EV_STEP:
+      on_step (self, thread);
+      break;
+    case UTRACE_EV_BREAKPOINT:
+      on_breakpoint (self, thread, pc->pc);
+      break;
+    case UTRACE_EV_WATCHPOINT:
+      on_watchpoint (self, thread, record);
+      break;
+    default:
+      if (stopped)
+        resume_quietly (self, thread);
+      break;
+    }
+
+  if (thread_lookup (self, record->tid) != NULL && thread->stopped)
+    stop_waiters_update (self, record->tid);
+}
+
+/* Nothing is left to trace: complete every waiter and end. */
+static void
+froggy_session_abandon (FroggySession *self)
+{
+  g_autoptr(FroggySession) hold = g_object_ref (self);
+  GList *waiters = g_steal_pointer (&self->waiters);
+
+  /* Nothing is left to stop: whoever waited is done. */
+  g_hash_table_remove_all (self->threads);
+  for (GList *l = waiters; l != NULL; l = l->next)
+    {
+      StopWaiter *waiter = l->data;
+
+      waiter->done (self, waiter->data);
+      stop_waiter_free (waiter);
+    }
+  g_list_free (waiters);
+  froggy_session_end (self);
+}
+
+static void
+froggy_session_hangup (FroggySession *self,
+                       FroggyDevice  *device)
+{
+  froggy_session_abandon (self);
+}
+
+/* }}} */
