@@ -1,0 +1,258 @@
+"""Source-level debugging through froggyd: breakpoints, registers, memory,
+the four step kinds, backtraces, watchpoints and symbols, on
+tests/programs/debuggee.c."""
+
+import os
+
+import pytest
+
+from conftest import DEBUGGEE, launch, mark, process_state, run_to
+from froggy_rpc import RpcError, word
+
+SOURCE = "debuggee.c"
+
+
+def read_word(client, session, address):
+    data = client.call("memory.read", session=session, address=address,
+                       length=8)["data"]
+    return int.from_bytes(bytes.fromhex(data), "little")
+
+
+def test_launch_stops_at_the_exec(client):
+    started = launch(client, "basic")
+    pid = started["pid"]
+    assert started["thread"] == pid and started["threads"] == [pid]
+    assert process_state(pid) in ("t", "T")
+    threads = client.call("threads", session=started["session"])
+    assert [(t["thread"], t["state"]) for t in threads] == [(pid, "stopped")]
+    # The first instruction is the dynamic loader's entry point.
+    registers = client.call("registers.read", session=started["session"],
+                            thread=pid)
+    where = client.call("symbol.lookup", session=started["session"],
+                        address=registers["rip"])
+    assert "ld-linux" in where["module"], where
+    with open(f"/proc/{pid}/cmdline") as cmdline:
+        assert cmdline.read().split("\0")[:2] == [DEBUGGEE, "basic"]
+
+
+def test_function_breakpoint_hits_after_the_prologue(client):
+    started = launch(client, "basic")
+    session = started["session"]
+    inserted = client.call("breakpoint.insert", session=session,
+                           location="middle")
+    assert inserted["function"] == "middle"
+    assert inserted["line"] == mark("middle-first")
+    assert inserted["file"].endswith(SOURCE)
+    client.call("continue", session=session)
+    hit = client.wait_event("breakpoint-hit", breakpoint=inserted["id"])
+    assert hit["thread"] == started["pid"] and hit["stopped"]
+    assert hit["pc"] == inserted["addresses"][0]
+    assert (hit["function"], hit["line"]) == ("middle", mark("middle-first"))
+    registers = client.call("registers.read", session=session,
+                            thread=hit["thread"])
+    assert registers["rip"] == hit["pc"]
+    assert word(registers["rdi"]) == 20          # middle(20)
+    # The executable is PIE: its load bias is honoured.
+    lookup = client.call("symbol.lookup", session=session, name="middle")
+    assert lookup["module"] == DEBUGGEE
+    assert word(lookup["address"]) <= word(hit["pc"]) < word(lookup["address"]) + 64
+    assert word(lookup["address"]) > 0x500000000000
+
+
+def test_file_line_breakpoint(client):
+    session = launch(client, "basic")["session"]
+    line = mark("leaf-return")
+    hit = run_to(client, session, f"{SOURCE}:{line}")
+    assert (hit["function"], hit["file"].endswith(SOURCE), hit["line"]) == \
+        ("leaf", True, line)
+    lines = client.call("source.lines", session=session,
+                        location=f"{SOURCE}:{line}")
+    assert hit["pc"] in [entry["address"] for entry in lines]
+    assert all(entry["line"] == line for entry in lines)
+
+
+def test_breakpoint_list_remove_and_errors(client):
+    session = launch(client, "basic")["session"]
+    first = client.call("breakpoint.insert", session=session, location="leaf",
+                        ignore_count=2, temporary=True)
+    second = client.call("breakpoint.insert", session=session,
+                         location="outer", condition="$rdi == 20")
+    listed = {b["id"]: b for b in client.call("breakpoint.list", session=session)}
+    assert listed[first["id"]]["ignore_count"] == 2
+    assert listed[first["id"]]["temporary"] is True
+    assert listed[second["id"]]["condition"] == "$rdi == 20"
+    client.call("breakpoint.remove", session=session, id=first["id"])
+    assert [b["id"] for b in client.call("breakpoint.list", session=session)] == \
+        [second["id"]]
+    with pytest.raises(RpcError) as refused:
+        client.call("breakpoint.remove", session=session, id=first["id"])
+    assert refused.value.code == -32006
+    with pytest.raises(RpcError) as refused:
+        client.call("breakpoint.insert", session=session,
+                    location="no_such_function")
+    assert refused.value.code == -32007
+    with pytest.raises(RpcError) as refused:
+        client.call("breakpoint.insert", session=session, location="outer",
+                    condition="$nosuchreg == 1")
+    assert refused.value.code == -32602
+
+
+def test_conditional_breakpoint_stops_only_when_true(client):
+    """spin calls outer(1) forever: a condition that never holds lets it
+    run; one that holds stops it."""
+    session = launch(client, "spin")["session"]
+    never = client.call("breakpoint.insert", session=session,
+                        location="outer", condition="$rdi == 2")
+    always = client.call("breakpoint.insert", session=session,
+                         location="leaf", condition="$rdi == 2",
+                         ignore_count=3)
+    client.call("continue", session=session)
+    hit = client.wait_event("breakpoint-hit")
+    assert hit["breakpoint"] == always["id"], hit
+    listed = {b["id"]: b for b in client.call("breakpoint.list", session=session)}
+    assert listed[always["id"]]["hits"] == 4
+    assert listed[never["id"]]["hits"] == 0
+
+
+def test_memory_read_hides_breakpoints_and_write_lands(client):
+    session = launch(client, "basic")["session"]
+    leaf = client.call("symbol.lookup", session=session, name="leaf")
+    before = client.call("memory.read", session=session,
+                         address=leaf["address"], length=32)["data"]
+    inserted = client.call("breakpoint.insert", session=session,
+                           location="*" + leaf["address"])
+    assert inserted["addresses"] == [leaf["address"]]
+    after = client.call("memory.read", session=session,
+                        address=leaf["address"], length=32)["data"]
+    assert after == before and not after.startswith("cc")
+    # Writing over the breakpoint keeps it armed.
+    client.call("memory.write", session=session, address=leaf["address"],
+                data=before[:8])
+    watched = client.call("symbol.lookup", session=session, name="watched")
+    written = client.call("memory.write", session=session,
+                          address=watched["address"],
+                          data=(0x1122334455667788).to_bytes(8, "little").hex())
+    assert written["length"] == 8
+    assert read_word(client, session, watched["address"]) == 0x1122334455667788
+    client.call("continue", session=session)
+    hit = client.wait_event("breakpoint-hit", breakpoint=inserted["id"])
+    assert hit["pc"] == leaf["address"]
+    with pytest.raises(RpcError) as refused:
+        client.call("memory.read", session=session, address="0x8", length=8)
+    assert refused.value.code == -32008 and "errno" in refused.value.message
+
+
+def test_step_out_register_write_and_step_over(client):
+    session = launch(client, "basic")["session"]
+    hit = run_to(client, session, f"{SOURCE}:{mark('leaf-return')}")
+    thread = hit["thread"]
+
+    client.call("step", session=session, thread=thread, kind="out")
+    done = client.wait_event("step-done", thread=thread)
+    assert (done["kind"], done["function"], done["line"]) == \
+        ("out", "middle", mark("middle-call"))
+    registers = client.call("registers.read", session=session, thread=thread)
+    assert word(registers["rax"]) == 42                  # leaf(21)
+    client.call("registers.write", session=session, thread=thread,
+                registers={"rax": "0x3e8"})
+    assert word(client.call("registers.read", session=session,
+                            thread=thread)["rax"]) == 1000
+
+    run_to(client, session, f"{SOURCE}:{mark('watch-write')}", thread)
+    client.call("step", session=session, thread=thread, kind="over")
+    done = client.wait_event("step-done", thread=thread)
+    assert (done["function"], done["line"]) == ("outer", mark("outer-return"))
+    watched = client.call("symbol.lookup", session=session, name="watched")
+    assert read_word(client, session, watched["address"]) == 1003
+
+
+def test_step_line_goes_into_calls_with_lines_only(client):
+    session = launch(client, "basic")["session"]
+    thread = run_to(client, session, "middle")["thread"]
+    expected = [("middle", "middle-call"),   # y = x + 1 done
+                ("leaf", "leaf-first"),      # into leaf
+                ("leaf", "leaf-write")]      # over snprintf: libc has no lines
+    for function, line in expected:
+        client.call("step", session=session, thread=thread, kind="line")
+        done = client.wait_event("step-done", thread=thread)
+        assert (done["function"], done["line"]) == (function, mark(line)), done
+
+
+def test_step_over_does_not_enter_calls(client):
+    session = launch(client, "basic")["session"]
+    thread = run_to(client, session, f"{SOURCE}:{mark('middle-call')}")["thread"]
+    client.call("step", session=session, thread=thread, kind="over")
+    done = client.wait_event("step-done", thread=thread)
+    assert (done["function"], done["line"]) == ("middle", mark("middle-return"))
+
+
+def test_step_instruction(client):
+    session = launch(client, "basic")["session"]
+    hit = run_to(client, session, "outer")
+    thread = hit["thread"]
+    pc = word(hit["pc"])
+    for _ in range(3):
+        client.call("step", session=session, thread=thread)
+        done = client.wait_event("step-done", thread=thread)
+        assert done["kind"] == "instruction"
+        rip = client.call("registers.read", session=session, thread=thread)["rip"]
+        assert rip == done["pc"]
+        assert 0 < word(rip) - pc <= 15 or done["function"] == "middle"
+        pc = word(rip)
+
+
+def test_backtrace_from_libc_through_three_frames(client):
+    session = launch(client, "basic")["session"]
+    client.call("catch", session=session, kind="syscall", syscalls=["write"],
+                exit=False)
+    client.call("continue", session=session)
+    entry = client.wait_event("syscall-entry")
+    frames = client.call("backtrace", session=session, thread=entry["thread"])
+    assert [f["level"] for f in frames] == list(range(len(frames)))
+    assert "libc.so" in frames[0]["module"], frames[0]
+    assert "write" in frames[0]["function"], frames[0]
+    names = [f.get("function") for f in frames]
+    at = names.index("leaf")
+    assert names[at:at + 4] == ["leaf", "middle", "outer", "main"], names
+    assert frames[at]["line"] == mark("leaf-write")
+    assert frames[at + 1]["line"] == mark("middle-call")
+    assert frames[at + 2]["line"] == mark("outer-call")
+    assert all(f["module"] == DEBUGGEE for f in frames[at:at + 4])
+    limited = client.call("backtrace", session=session, thread=entry["thread"],
+                          max_frames=2)
+    assert [f["pc"] for f in limited] == [f["pc"] for f in frames[:2]]
+
+
+def test_watchpoint_catches_the_write(client):
+    session = launch(client, "basic")["session"]
+    watched = client.call("symbol.lookup", session=session, name="watched")
+    inserted = client.call("watchpoint.insert", session=session,
+                           address=watched["address"], length=8)
+    client.call("continue", session=session)
+    caught = client.wait_event("watchpoint", watchpoint=inserted["id"])
+    assert caught["address"] == watched["address"]
+    assert caught["function"] == "outer"
+    assert caught["line"] in (mark("watch-write"), mark("outer-return"))
+    assert read_word(client, session, watched["address"]) == 45
+    client.call("watchpoint.remove", session=session, id=inserted["id"])
+    with pytest.raises(RpcError) as refused:
+        client.call("watchpoint.insert", session=session,
+                    address=watched["address"], length=3)
+    assert refused.value.code == -32602
+    client.call("continue", session=session)
+    assert client.wait_event("exit", thread=caught["thread"])["code"] == 0
+
+
+def test_symbols_in_shared_libraries(client):
+    session = launch(client, "basic")["session"]
+    # Let the loader map libc first.
+    run_to(client, session, "main")
+    found = client.call("symbol.lookup", session=session, name="getpid")
+    assert "libc.so" in found["module"]
+    back = client.call("symbol.lookup", session=session,
+                       address=found["address"])
+    assert back["function"] in ("getpid", "__getpid", "__GI___getpid")
+    assert back["offset"] == "0x0"
+    with pytest.raises(RpcError) as refused:
+        client.call("symbol.lookup", session=session, name="no_such_symbol_x")
+    assert refused.value.code == -32007

@@ -1,0 +1,177 @@
+"""Catchpoints and the events that stop a thread without a breakpoint:
+system calls with their arguments and return values, fork and exec with
+the child followed, signals stopped, suppressed and injected, and the
+exit notifications."""
+
+import os
+import signal
+
+from conftest import DEBUGGEE, launch, mark, run_to
+from froggy_rpc import word
+
+
+def read_string(client, session, address, thread):
+    data = client.call("memory.read", session=session, address=address,
+                       length=64, thread=thread)["data"]
+    return bytes.fromhex(data).split(b"\0")[0].decode()
+
+
+def wait_exit(client, pid):
+    """The exit notification of process @pid's own thread."""
+    return client.wait_event("exit", thread=pid)
+
+
+def test_catch_write_with_arguments_and_return(client):
+    started = launch(client, "basic")
+    session, pid = started["session"], started["pid"]
+    caught = client.call("catch", session=session, kind="syscall",
+                         syscalls=["write"])
+    assert isinstance(caught["id"], int)
+    client.call("continue", session=session)
+
+    entry = client.wait_event("syscall-entry", thread=pid)
+    assert entry["stopped"] and (entry["nr"], entry["name"]) == (1, "write")
+    assert len(entry["args"]) == 6
+    fd, length = word(entry["args"][0]), word(entry["args"][2])
+    assert (fd, length) == (1, len("leaf 21\n"))
+    assert read_string(client, session, entry["args"][1], pid) == "leaf 21\n"
+    # In libc's wrapper, called from leaf() at its write line.
+    trace = client.call("backtrace", session=session, thread=pid)
+    callers = [(f.get("function"), f.get("line")) for f in trace]
+    assert ("leaf", mark("leaf-write")) in callers, trace
+    assert ("middle", mark("middle-call")) in callers, trace
+
+    client.call("continue", session=session)
+    done = client.wait_event("syscall-exit", thread=pid)
+    assert (done["nr"], done["name"], done["return"]) == (1, "write", 8)
+    client.call("continue", session=session)
+    assert wait_exit(client, pid)["code"] == 0
+
+
+def test_catch_openat_entry_and_exit(client):
+    started = launch(client, "basic")
+    session, pid = started["session"], started["pid"]
+    client.call("catch", session=session, kind="syscall", syscalls=["openat"])
+    client.call("continue", session=session)
+    # The dynamic loader opens the libraries first: skip to ours.
+    for _ in range(20):
+        entry = client.wait_event("syscall-entry", thread=pid)
+        assert entry["name"] == "openat"
+        path = read_string(client, session, entry["args"][1], pid)
+        if path == "/dev/null":
+            break
+        client.call("continue", session=session)
+        assert client.wait_event("syscall-exit", thread=pid)["name"] == "openat"
+        client.call("continue", session=session)
+    else:
+        raise AssertionError("the program never opened /dev/null")
+    assert word(entry["args"][0]) & 0xffffffff == 0xffffff9c   # AT_FDCWD
+    assert word(entry["args"][2]) & 3 == 1                     # O_WRONLY
+    client.call("continue", session=session)
+    done = client.wait_event("syscall-exit", thread=pid)
+    assert done["name"] == "openat"
+    fd = done["return"]
+    assert fd >= 3
+    # The program's own view agrees: the fd is open on /dev/null now.
+    assert os.readlink(f"/proc/{pid}/fd/{fd}") == "/dev/null"
+    client.call("continue", session=session)
+    assert wait_exit(client, pid)["code"] == 0
+
+
+def test_catch_fork_and_exec_following_the_child(client):
+    started = launch(client, "fork")
+    session, pid = started["session"], started["pid"]
+    client.call("catch", session=session, kind="fork")
+    client.call("catch", session=session, kind="exec")
+    leaf = client.call("breakpoint.insert", session=session, location="leaf")
+    client.call("continue", session=session)
+
+    forked = client.wait_event("fork", thread=pid)
+    child = forked["child"]
+    assert child != pid and forked["stopped"]
+    threads = client.call("threads", session=session)
+    assert child in [t["thread"] for t in threads]
+    # Only the parent: the child runs on its own to its exec.
+    client.call("continue", session=session, thread=pid)
+
+    execed = client.wait_event("exec", thread=child)
+    assert execed["filename"] == DEBUGGEE
+    assert execed["pid"] == child and execed["stopped"]
+    client.call("continue", session=session, thread=child)
+    # The breakpoint set by name is in the child's new image too.
+    hit = client.wait_event("breakpoint-hit", breakpoint=leaf["id"])
+    assert (hit["thread"], hit["function"]) == (child, "leaf")
+    registers = client.call("registers.read", session=session, thread=child)
+    assert word(registers["rdi"]) == 21          # leaf(20 + 1)
+    client.call("continue", session=session, thread=child)
+    assert wait_exit(client, child)["code"] == 0
+    # The parent waited for the child and exits with its code.
+    assert wait_exit(client, pid)["code"] == 0
+    client.wait_event("session-ended")
+
+
+def test_signal_stop_then_deliver(client):
+    started = launch(client, "signal")
+    session, pid = started["session"], started["pid"]
+    client.call("continue", session=session)
+    stop = client.wait_event("signal", thread=pid)
+    assert stop["stopped"]
+    assert (stop["signal"], stop["name"]) == (signal.SIGUSR1, "SIGUSR1")
+    assert stop["line"] == mark("raise") or stop["function"] != "run_signal"
+    client.call("continue", session=session)
+    # Delivered: the handler counted it, and that is the exit code.
+    assert wait_exit(client, pid)["code"] == 1
+
+
+def test_signal_suppressed(client):
+    started = launch(client, "signal")
+    session, pid = started["session"], started["pid"]
+    client.call("continue", session=session)
+    client.wait_event("signal", thread=pid, signal=signal.SIGUSR1)
+    client.call("continue", session=session, signal=0)
+    assert wait_exit(client, pid)["code"] == 0
+
+
+def test_signal_injected(client):
+    started = launch(client, "signal")
+    session, pid = started["session"], started["pid"]
+    client.call("continue", session=session)
+    client.wait_event("signal", thread=pid, signal=signal.SIGUSR1)
+    # Stopped later in outer(), send one more SIGUSR1 as it resumes.
+    run_to(client, session, "outer", thread=pid)
+    client.call("continue", session=session, signal=signal.SIGUSR1)
+    # The signal comes before outer()'s first instruction runs: once the
+    # handler returns, that instruction, and the breakpoint on it, come
+    # again.  The injected signal may be reported on its way in, too.
+    while True:
+        event = client.wait_event()
+        if event["reason"] == "signal" and event["thread"] == pid:
+            assert event["signal"] == signal.SIGUSR1
+            client.call("continue", session=session)
+        elif event["reason"] == "breakpoint-hit":
+            assert event["function"] == "outer"
+            client.call("continue", session=session)
+        elif event["reason"] == "exit" and event["thread"] == pid:
+            break
+    assert event["code"] == 2
+
+
+def test_exit_notification_and_catch_exit(client):
+    started = launch(client, "threads", "2", "3")
+    session, pid = started["session"], started["pid"]
+    client.call("catch", session=session, kind="exit")
+    client.call("continue", session=session)
+    # Each worker stops on its way out.  The leader's exit_group() is
+    # reported last, without a stop: a group that exits waits for nobody.
+    seen = {}
+    while pid not in seen:
+        exiting = client.wait_event("exiting")
+        seen[exiting["thread"]] = exiting["stopped"]
+        if exiting["stopped"]:
+            client.call("continue", session=session, thread=exiting["thread"])
+    assert len(seen) == 3
+    assert [stopped for tid, stopped in seen.items() if tid != pid] == [True] * 2
+    assert seen[pid] is False
+    end = wait_exit(client, pid)
+    assert (end["status"], end["code"]) == (0, 0)
+    client.wait_event("session-ended")

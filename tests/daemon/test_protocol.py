@@ -1,0 +1,168 @@
+"""froggyd's protocol layer: versioning, and bad input answered without
+the daemon losing its footing (protocol/README.md, "Errors")."""
+
+import json
+import os
+import socket
+
+import pytest
+
+from conftest import DEBUGGEE, launch, wait_for
+from froggy_rpc import Client, Disconnected, RpcError
+
+
+def still_serves(daemon):
+    """A new client is served: the daemon survived what came before."""
+    fresh = daemon.connect(initialize=False)
+    assert fresh.initialize()["protocol"] == 1
+    fresh.close()
+
+
+def test_initialize_reports_version_and_capabilities(daemon):
+    client = daemon.connect(initialize=False)
+    result = client.call("initialize", client="pytest", protocol=1)
+    assert result["protocol"] == 1
+    assert result["server"].startswith("froggyd ")
+    for capability in ("launch", "attach", "breakpoints", "watchpoints",
+                       "catch", "step", "backtrace"):
+        assert capability in result["capabilities"], result
+
+
+def test_a_newer_protocol_is_refused(daemon):
+    client = daemon.connect(initialize=False)
+    with pytest.raises(RpcError) as refused:
+        client.call("initialize", protocol=99)
+    assert refused.value.code == -32010
+    assert client.initialize()["protocol"] == 1
+
+
+def test_requests_before_initialize_are_refused(daemon):
+    client = daemon.connect(initialize=False)
+    with pytest.raises(RpcError) as refused:
+        client.call("threads", session=1)
+    assert refused.value.code == -32002
+
+
+def test_unknown_method(client):
+    with pytest.raises(RpcError) as refused:
+        client.call("frobnicate")
+    assert refused.value.code == -32601
+    assert "frobnicate" in refused.value.message
+
+
+@pytest.mark.parametrize("params", [
+    {"argv": "not-a-list"},
+    {"argv": [1, 2]},
+    {"argv": [DEBUGGEE], "cwd": 7},
+    {"argv": [DEBUGGEE], "follow_fork": "yes"},
+    {"argv": [DEBUGGEE], "unknown_option": 1},
+    {},
+])
+def test_wrong_params_are_named(client, params):
+    with pytest.raises(RpcError) as refused:
+        client.call("launch", **params)
+    assert refused.value.code == -32602, refused.value
+
+
+def test_addresses_must_be_hex_strings(client):
+    session = launch(client, "basic")["session"]
+    for bad in (4198400, "4198400", "0xZZ", "0x1" + "0" * 17):
+        with pytest.raises(RpcError) as refused:
+            client.call("memory.read", session=session, address=bad, length=4)
+        assert refused.value.code == -32602, bad
+    with pytest.raises(RpcError) as refused:
+        client.call("memory.read", session=session, address="0x1000",
+                    length=2 << 20)
+    assert refused.value.code == -32602
+
+
+def test_unknown_session_and_thread(client):
+    session = launch(client, "basic")["session"]
+    with pytest.raises(RpcError) as refused:
+        client.call("threads", session=session + 100)
+    assert refused.value.code == -32000
+    with pytest.raises(RpcError) as refused:
+        client.call("registers.read", session=session, thread=1)
+    assert refused.value.code == -32001
+
+
+def test_a_running_thread_must_be_stopped_first(client):
+    started = launch(client, "spin")
+    session, thread = started["session"], started["thread"]
+    client.call("continue", session=session)
+    with pytest.raises(RpcError) as refused:
+        client.call("registers.read", session=session, thread=thread)
+    assert refused.value.code == -32004
+    with pytest.raises(RpcError) as refused:
+        client.call("step", session=session, thread=thread)
+    assert refused.value.code == -32004
+    assert client.call("stop", session=session)["threads"] == [thread]
+    assert client.call("registers.read", session=session, thread=thread)["rip"]
+
+
+def test_invalid_requests(daemon):
+    client = daemon.connect()
+    client.send({"jsonrpc": "2.0", "id": 50, "params": {}})
+    client.send({"jsonrpc": "2.0", "id": 51, "method": 12})
+    client.send([{"jsonrpc": "2.0", "id": 52, "method": "threads"}])
+    # Whatever jsonrpc-glib makes of these, the connection still works
+    # afterwards or was closed; the daemon goes on either way.
+    try:
+        assert client.call("session.list") == []
+    except Disconnected:
+        pass
+    still_serves(daemon)
+
+
+def test_malformed_json_ends_only_that_connection(daemon):
+    bad = daemon.connect()
+    bystander = daemon.connect()
+    bad.send_raw(b'{"jsonrpc": "2.0", "id": 1, "method": ')
+    with pytest.raises(Disconnected):
+        bad.call("session.list", timeout=30)
+    assert bystander.call("session.list") == []
+    still_serves(daemon)
+
+
+def test_huge_messages(daemon):
+    client = daemon.connect()
+    # Big but under the 16 MiB limit: answered (the param is refused).
+    with pytest.raises(RpcError) as refused:
+        client.call("symbol.lookup", session=1, name="x" * (4 << 20))
+    assert refused.value.code == -32000
+    # Over the limit: the connection ends before the body is read.
+    oversized = daemon.connect()
+    oversized.sock.sendall(b"Content-Length: %d\r\n\r\n{" % (64 << 20))
+    with pytest.raises(Disconnected):
+        oversized.call("session.list", timeout=30)
+    still_serves(daemon)
+
+
+def test_a_flooding_client_that_never_reads_is_cut_off(daemon):
+    flooder = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    flooder.connect(daemon.socket)
+    flooder.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    flooder.settimeout(10)
+    request = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "frobnicate",
+                          "params": {}})
+    frame = b"Content-Length: %d\r\n\r\n%s" % (len(request), request.encode())
+    # 40,000 requests, far more replies than the 4096 the daemon queues.
+    # The send ends in an error, or blocks: the daemon stopped reading.
+    try:
+        for _ in range(4000):
+            flooder.sendall(frame * 10)
+    except (BrokenPipeError, ConnectionResetError, socket.timeout):
+        pass
+    wait_for(lambda: "reads no replies" in daemon.log(),
+             what="the daemon to cut the flooder off")
+    # Its side of the connection is closed: once the newcomer has gone
+    # too, only the listening socket is left.
+    still_serves(daemon)
+
+    def sockets():
+        fds = f"/proc/{daemon.process.pid}/fd"
+        return [fd for fd in os.listdir(fds)
+                if os.readlink(f"{fds}/{fd}").startswith("socket:")]
+
+    wait_for(lambda: len(sockets()) == 1, what="only the listening socket")
+    flooder.close()

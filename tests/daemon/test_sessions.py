@@ -1,0 +1,253 @@
+"""Sessions: attach and detach, non-stop threads, several clients on one
+session, what a disconnect and SIGTERM leave behind, and who may trace
+what when froggyd serves other users."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import DEBUGGEE, launch, process_state, run_to, wait_for
+from froggy_rpc import RpcError, word
+
+NOBODY = 65534
+
+
+def stopped(pid):
+    return process_state(pid) in ("t", "T")
+
+
+def running(pid):
+    return process_state(pid) in ("R", "S", "D")
+
+
+def read_counters(client, session, count):
+    address = client.call("symbol.lookup", session=session,
+                          name="counters")["address"]
+    data = bytes.fromhex(client.call("memory.read", session=session,
+                                     address=address,
+                                     length=8 * count)["data"])
+    return [int.from_bytes(data[i:i + 8], "little") for i in range(0, len(data), 8)]
+
+
+def test_attach_then_detach_lets_it_run(client, spawn):
+    process = spawn("spin")
+    wait_for(lambda: running(process.pid), what="the spinner")
+    attached = client.call("attach", pid=process.pid)
+    assert attached["threads"] == [process.pid]
+    assert stopped(process.pid)
+    session = attached["session"]
+    hit = run_to(client, session, "outer", thread=process.pid)
+    registers = client.call("registers.read", session=session,
+                            thread=hit["thread"])
+    assert word(registers["rdi"]) == 1               # outer(1)
+    client.call("detach", session=session)
+    client.wait_event("session-ended")
+    # Running again, the breakpoint gone (an int3 left would kill it).
+    wait_for(lambda: running(process.pid), what="the detached spinner")
+    time.sleep(0.5)
+    assert process.poll() is None and not stopped(process.pid)
+    with pytest.raises(RpcError) as gone:
+        client.call("threads", session=session)
+    assert gone.value.code == -32000
+
+
+def test_attach_errors(client, spawn):
+    with pytest.raises(RpcError) as missing:
+        client.call("attach", pid=0x3ffffff0)
+    assert missing.value.code == -32001
+    process = spawn("spin")
+    client.call("attach", pid=process.pid)
+    with pytest.raises(RpcError) as twice:
+        client.call("attach", pid=process.pid)
+    assert twice.value.code == -32009
+
+
+def test_nonstop_stops_one_of_four_threads(client):
+    started = launch(client, "threads", "4")
+    session, pid = started["session"], started["pid"]
+    client.call("continue", session=session)
+    wait_for(lambda: len(client.call("threads", session=session)) == 5,
+             what="four threads")
+    workers = [t["thread"] for t in client.call("threads", session=session)
+               if t["thread"] != pid]
+    victim = workers[2]
+    assert client.call("stop", session=session,
+                       thread=victim)["threads"] == [victim]
+    states = {t["thread"]: t["state"]
+              for t in client.call("threads", session=session)}
+    assert states[victim] == "stopped"
+    assert [states[t] for t in workers if t != victim] == ["running"] * 3
+
+    before = read_counters(client, session, 4)
+    time.sleep(1)
+    after = read_counters(client, session, 4)
+    unchanged = [i for i in range(4) if before[i] == after[i]]
+    assert len(unchanged) == 1, (before, after)
+    # Going on, it counts again.
+    client.call("continue", session=session, thread=victim)
+    time.sleep(0.2)
+    client.call("stop", session=session, thread=victim)
+    again = read_counters(client, session, 4)
+    assert again[unchanged[0]] > after[unchanged[0]]
+    client.call("kill", session=session)
+    client.wait_event("session-ended")
+
+
+def test_breakpoint_in_four_threads_is_hit_once_per_call(client):
+    started = launch(client, "threads", "4", "5")
+    session, pid = started["session"], started["pid"]
+    tick = client.call("breakpoint.insert", session=session, location="tick")
+    client.call("continue", session=session)
+    hits = {}
+    history = []
+    while True:
+        event = client.wait_event()
+        history.append((event["reason"], event.get("thread"), event.get("pc")))
+        if event["reason"] == "breakpoint-hit":
+            assert event["breakpoint"] == tick["id"]
+            hits[event["thread"]] = hits.get(event["thread"], 0) + 1
+            try:
+                client.call("continue", session=session, thread=event["thread"])
+            except RpcError as error:
+                raise AssertionError(f"{error} after {history}")
+        elif event["reason"] == "exit" and event["thread"] == pid:
+            break
+    assert event["code"] == 0
+    assert sorted(hits.values()) == [5, 5, 5, 5], hits
+
+
+def test_two_clients_share_a_session(daemon):
+    owner = daemon.connect()
+    observer = daemon.connect()
+    started = launch(owner, "basic")
+    session, pid = started["session"], started["pid"]
+    observer.call("session.join", session=session)
+    assert observer.call("session.list") == \
+        [{"session": session, "pid": pid, "controller": False}]
+    assert owner.call("session.list")[0]["controller"] is True
+    with pytest.raises(RpcError) as refused:
+        observer.call("continue", session=session)
+    assert refused.value.code == -32005
+
+    inserted = owner.call("breakpoint.insert", session=session,
+                          location="leaf")
+    owner.call("continue", session=session)
+    seen = observer.wait_event("breakpoint-hit", breakpoint=inserted["id"])
+    assert seen["thread"] == pid and seen["function"] == "leaf"
+    owner.wait_event("breakpoint-hit", breakpoint=inserted["id"])
+    # Observers read, too.
+    assert observer.call("registers.read", session=session,
+                         thread=pid)["rip"] == seen["pc"]
+
+    # Control changes hands.
+    with pytest.raises(RpcError) as taken:
+        observer.call("session.control", session=session)
+    assert taken.value.code == -32005
+    owner.call("session.release", session=session)
+    observer.call("session.control", session=session)
+    with pytest.raises(RpcError) as not_any_more:
+        owner.call("continue", session=session)
+    assert not_any_more.value.code == -32005
+    observer.call("continue", session=session)
+    assert owner.wait_event("exit", thread=pid)["code"] == 0
+    assert observer.wait_event("exit", thread=pid)["code"] == 0
+
+
+def test_disconnect_releases_the_tracees(daemon, spawn):
+    first = daemon.connect()
+    process = spawn("spin")
+    session = first.call("attach", pid=process.pid)["session"]
+    run_to(first, session, "outer", thread=process.pid)
+    launched = launch(first, "spin")["pid"]
+    assert stopped(process.pid) and stopped(launched)
+    first.close()
+
+    wait_for(lambda: running(process.pid) and running(launched),
+             what="both tracees to run again")
+    time.sleep(0.5)
+    assert process.poll() is None
+    # Nobody traces them any more: another client may.
+    second = daemon.connect()
+    for pid in (process.pid, launched):
+        again = second.call("attach", pid=pid)
+        second.call("detach", session=again["session"])
+    os.kill(launched, 9)
+
+
+def test_sigterm_leaves_no_stopped_task(froggyd, spawn):
+    daemon = froggyd()
+    client = daemon.connect()
+    process = spawn("spin")
+    session = client.call("attach", pid=process.pid)["session"]
+    run_to(client, session, "middle", thread=process.pid)
+    threads = launch(client, "threads", "3")
+    client.call("continue", session=threads["session"])
+    wait_for(lambda: len(client.call("threads",
+                                     session=threads["session"])) == 4,
+             what="three threads")
+    client.call("stop", session=threads["session"])
+    tasks = os.listdir(f"/proc/{threads['pid']}/task")
+    assert all(process_state(int(t)) in ("t", "T") for t in tasks)
+
+    assert daemon.terminate() == 0
+    for pid in [process.pid] + [int(t) for t in tasks]:
+        wait_for(lambda: not stopped(pid), what=f"task {pid} to run")
+    assert process.poll() is None
+    os.kill(threads["pid"], 9)
+
+
+HELPER = r"""
+import json, os, sys
+sys.path.insert(0, sys.argv[1])
+from froggy_rpc import Client, RpcError
+client = Client(sys.argv[2])
+client.initialize()
+results = {"uid": os.getuid()}
+def attempt(name, method, **params):
+    try:
+        results[name] = client.call(method, **params)
+    except RpcError as error:
+        results[name] = error.code
+targets = json.loads(sys.argv[3])
+attempt("attach_root", "attach", pid=targets["root_pid"])
+attempt("attach_own", "attach", pid=targets["own_pid"])
+attempt("join_root", "session.join", session=targets["root_session"])
+attempt("launch", "launch", argv=[targets["debuggee"], "spin"])
+if isinstance(results["launch"], dict):
+    with open("/proc/%d/status" % results["launch"]["pid"]) as status:
+        results["launch_uid"] = [l.split()[1] for l in status
+                                 if l.startswith("Uid:")][0]
+print(json.dumps(results))
+"""
+
+
+def test_permissions_follow_the_client_uid(froggyd, spawn):
+    daemon = froggyd("--shared")
+    root = daemon.connect()
+    root_process = spawn("spin")
+    root_session = root.call("attach", pid=root_process.pid)["session"]
+    own = spawn("spin", user=NOBODY)
+    wait_for(lambda: running(own.pid), what="nobody's spinner")
+
+    targets = {"root_pid": spawn("spin").pid, "own_pid": own.pid,
+               "root_session": root_session, "debuggee": DEBUGGEE}
+    helper = subprocess.run(
+        [sys.executable, "-c", HELPER, os.path.dirname(__file__),
+         daemon.socket, json.dumps(targets)],
+        user=NOBODY, group=NOBODY, capture_output=True, text=True,
+        timeout=120)
+    assert helper.returncode == 0, helper.stderr
+    results = json.loads(helper.stdout)
+    assert results["uid"] == NOBODY
+    assert results["attach_root"] == -32003
+    assert results["attach_own"]["threads"] == [own.pid]
+    assert results["join_root"] == -32003
+    assert results["launch"]["pid"] > 0
+    assert results["launch_uid"] == str(NOBODY)
+    # The helper's disconnect let its tracees go.
+    wait_for(lambda: running(own.pid), what="nobody's spinner to run")
+    os.kill(results["launch"]["pid"], 9)

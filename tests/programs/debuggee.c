@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * debuggee: the program the froggyd tests debug.
+ *
+ * Each mode (argv[1]) exercises one part of the debugger.  Lines a test
+ * looks for carry a "MARK:name" comment, which mark() in tests/daemon/conftest.py
+ * turns into line numbers, so that editing this file does not break the
+ * tests.
+ *
+ *   basic     outer(20) -> middle -> leaf -> write(2); opens /dev/null;
+ *             exits with 0
+ *   spin      calls outer(1) forever, pausing 10 ms between calls
+ *   threads   N (argv[2], default 4) threads each call tick() argv[3]
+ *             times (default: forever) and bump their counter; exits 0
+ *   fork      forks; the child execs "debuggee basic"; exits with the
+ *             child's exit code
+ *   signal    raises SIGUSR1 (handled: counts), calls outer(1), exits
+ *             with the number of SIGUSR1 the handler saw
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_THREADS 16
+
+volatile long watched;
+volatile long counters[MAX_THREADS];
+volatile sig_atomic_t usr1_seen;
+static long tick_rounds = -1;
+
+__attribute__((noinline)) long leaf(long x)
+{
+	char message[32];
+	int length;
+
+	length = snprintf(message, sizeof(message), "leaf %ld\n", x); /* MARK:leaf-first */
+	if (write(1, message, length) < 0) /* MARK:leaf-write */
+		return -1;
+	return x * 2; /* MARK:leaf-return */
+}
+
+__attribute__((noinline)) long middle(long x)
+{
+	long y = x + 1; /* MARK:middle-first */
+
+	y = leaf(y); /* MARK:middle-call */
+	return y + 3; /* MARK:middle-return */
+}
+
+__attribute__((noinline)) long outer(long x)
+{
+	long result = middle(x); /* MARK:outer-call */
+
+	watched = result; /* MARK:watch-write */
+	return result; /* MARK:outer-return */
+}
+
+__attribute__((noinline)) void tick(long index)
+{
+	counters[index]++; /* MARK:tick */
+}
+
+static void *ticker(void *arg)
+{
+	long index = (long)arg;
+
+	for (long round = 0; tick_rounds < 0 || round < tick_rounds; round++)
+		tick(index);
+	return NULL;
+}
+
+static int run_threads(int count)
+{
+	pthread_t threads[MAX_THREADS];
+
+	if (count < 1 || count > MAX_THREADS)
+		return 2;
+	for (long i = 0; i < count; i++)
+		if (pthread_create(&threads[i], NULL, ticker, (void *)i))
+			return 3;
+	for (int i = 0; i < count; i++)
+		pthread_join(threads[i], NULL);
+	return 0;
+}
+
+static int run_fork(const char *self)
+{
+	int status;
+	pid_t child = fork();
+
+	if (child < 0)
+		return 2;
+	if (child == 0) {
+		execl(self, self, "basic", (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(child, &status, 0) != child)
+		return 3;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 4;
+}
+
+static void on_usr1(int signo)
+{
+	(void)signo;
+	usr1_seen++;
+}
+
+static int run_signal(void)
+{
+	signal(SIGUSR1, on_usr1);
+	raise(SIGUSR1); /* MARK:raise */
+	outer(1);
+	return usr1_seen;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "basic";
+
+	if (!strcmp(mode, "basic")) {
+		int fd;
+
+		outer(20);
+		fd = open("/dev/null", O_WRONLY);
+		if (fd < 0)
+			return 1;
+		close(fd);
+		return 0;
+	}
+	if (!strcmp(mode, "spin")) {
+		for (;;) {
+			outer(1);
+			usleep(10000);
+		}
+	}
+	if (!strcmp(mode, "threads")) {
+		if (argc > 3)
+			tick_rounds = atol(argv[3]);
+		return run_threads(argc > 2 ? atoi(argv[2]) : 4);
+	}
+	if (!strcmp(mode, "fork"))
+		return run_fork(argv[0]);
+	if (!strcmp(mode, "signal"))
+		return run_signal();
+	fprintf(stderr, "debuggee: unknown mode %s\n", mode);
+	return 2;
+}
