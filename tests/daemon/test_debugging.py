@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from conftest import DEBUGGEE, launch, mark, process_state, run_to
+from daemon_support import DEBUGGEE, launch, mark, process_state, run_to
 from froggy_rpc import RpcError, word
 
 SOURCE = "debuggee.c"

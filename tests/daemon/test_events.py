@@ -6,7 +6,7 @@ exit notifications."""
 import os
 import signal
 
-from conftest import DEBUGGEE, launch, mark, run_to
+from daemon_support import DEBUGGEE, launch, mark, run_to
 from froggy_rpc import word
 
 

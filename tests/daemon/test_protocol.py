@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from conftest import DEBUGGEE, launch, wait_for
+from daemon_support import DEBUGGEE, launch, wait_for
 from froggy_rpc import Client, Disconnected, RpcError
 
 

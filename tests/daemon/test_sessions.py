@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from conftest import DEBUGGEE, launch, process_state, run_to, wait_for
+from daemon_support import DEBUGGEE, launch, process_state, run_to, wait_for
 from froggy_rpc import RpcError, word
 
 NOBODY = 65534
