@@ -957,7 +957,11 @@ handle_symbol_lookup (Request *request)
       reply_error (request, error);
       return;
     }
-  by_address = froggy_params_lookup (request->params, "address") != NULL;
+  {
+    g_autoptr(GVariant) address_param = froggy_params_lookup (request->params, "address");
+
+    by_address = address_param != NULL;
+  }
   if (by_address == (name != NULL))
     {
       g_set_error (&error, FROGGY_ERROR, FROGGY_ERROR_INVALID_PARAMS, "give either name or address");

@@ -93,8 +93,9 @@ froggy_device_init (FroggyDevice *self)
   self->buf = g_malloc (FROGGY_READ_BUF_SIZE);
 }
 
-/* Everything queued is read in one go, so that one wakeup serves a burst
- * of events; the records are handed out in order. */
+/* One read per wakeup, of as many records as fit: a burst is served in
+ * big reads, yet a tracee that streams events cannot keep the main loop
+ * from the other clients.  The records are handed out in order. */
 static gboolean
 froggy_device_readable (int          fd,
                         GIOCondition condition,
@@ -138,6 +139,7 @@ froggy_device_readable (int          fd,
             return G_SOURCE_REMOVE;
           offset += record->size;
         }
+      return G_SOURCE_CONTINUE;
     }
 }
 

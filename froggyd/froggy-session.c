@@ -93,6 +93,7 @@ typedef struct
   gboolean       paused;        /* stopped by us, for another's step-over */
   gboolean       deferred;      /* paused on a site: resumes after that step-over */
   int            pending_signal; /* to inject on continue (a program's int3) */
+  int            over_signal;    /* for the step-over's step: -1 the held one, 0 none */
 
   /* stepping over the breakpoint at over_address */
   guint64        over_address;
@@ -443,6 +444,7 @@ thread_add (FroggySession *self,
   thread->id = id;
   thread->tid = tid;
   thread->pid = pid;
+  thread->over_signal = -1;
   g_hash_table_replace (self->threads, GINT_TO_POINTER (tid), thread);
   process_lookup (self, pid);
   return thread;
@@ -602,6 +604,21 @@ stop_waiters_update (FroggySession *self,
         }
       l = next;
     }
+}
+
+/* Whether someone waits for @tid to stop. */
+static gboolean
+thread_awaited (FroggySession *self,
+                pid_t          tid)
+{
+  for (GList *l = self->waiters; l != NULL; l = l->next)
+    {
+      StopWaiter *waiter = l->data;
+
+      if (g_hash_table_contains (waiter->pending, GINT_TO_POINTER (tid)))
+        return TRUE;
+    }
+  return FALSE;
 }
 
 /* Calls @done once every thread of @tids is stopped or gone: at once if
@@ -767,10 +784,31 @@ site_unref (FroggySession *self,
 
   if (site == NULL || --site->users > 0)
     return;
+  /* Nothing stopped to write through: the int3 stays, and the site with
+   * it, unused, so that a thread that reaches it steps over it unseen;
+   * it goes at the process's next stop (sites_flush()). */
   if (!site_write (self, process, address, site->original, &error))
-    g_warning ("process %d keeps a breakpoint at 0x%" G_GINT64_MODIFIER "x: %s",
+    {
+      g_debug ("process %d: the int3 at 0x%" G_GINT64_MODIFIER "x goes at its next stop: %s",
                process->pid, address, error->message);
+      return;
+    }
   g_hash_table_remove (process->sites, &address);
+}
+
+/* Take out the int3s of sites nobody uses any more (site_unref() could
+ * not): a thread of @process is stopped now. */
+static void
+sites_flush (FroggySession *self,
+             Process       *process)
+{
+  GHashTableIter iter;
+  Site *site;
+
+  g_hash_table_iter_init (&iter, process->sites);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &site))
+    if (site->users == 0 && site_write (self, process, site->address, site->original, NULL))
+      g_hash_table_iter_remove (&iter);
 }
 
 /* Every int3 out of @process, for a detach or an unfollowed fork child. */
@@ -935,9 +973,9 @@ step_over_paused (FroggySession *self,
     site_write (self, process, site->address, site->original, NULL);
 
   if (!thread_control (self, thread, UTRACE_CTL_SINGLESTEP,
-                       thread->pending_signal ? thread->pending_signal : -1, &error))
+                       thread->over_signal, &error))
     g_warning ("stepping thread %d over a breakpoint: %s", thread->tid, error->message);
-  thread->pending_signal = 0;
+  thread->over_signal = -1;
 }
 
 static gboolean thread_resume (FroggySession *self, Thread *thread, int signo, GError **error);
@@ -974,7 +1012,10 @@ resume_deferred (gpointer user_data)
       thread->deferred = FALSE;
       if (!thread_resume (self, thread, -1, NULL))
         g_message ("thread %d could not resume after a step-over", thread->tid);
-      break;
+      /* A step-over started: its end calls us again for the others. */
+      if (thread->over_address != 0)
+        break;
+      g_hash_table_iter_init (&iter, self->threads);
     }
   return G_SOURCE_REMOVE;
 }
@@ -1040,7 +1081,7 @@ thread_resume (FroggySession  *self,
   thread->pending_signal = 0;
   if (thread_on_site (self, thread))
     {
-      thread->pending_signal = signo > 0 ? signo : 0;
+      thread->over_signal = signo;
       return thread_step_over (self, thread, AFTER_STEP_OVER_RESUME, error);
     }
   return thread_control (self, thread, UTRACE_CTL_RESUME, signo, error);
@@ -1052,7 +1093,10 @@ thread_single_step (FroggySession  *self,
                     GError        **error)
 {
   if (thread_on_site (self, thread))
-    return thread_step_over (self, thread, AFTER_STEP_OVER_STEP, error);
+    {
+      thread->over_signal = -1;
+      return thread_step_over (self, thread, AFTER_STEP_OVER_STEP, error);
+    }
   return thread_control (self, thread, UTRACE_CTL_SINGLESTEP, -1, error);
 }
 
@@ -1294,7 +1338,7 @@ typedef struct
  * before any exec event. */
 G_GNUC_NORETURN static void
 launch_child (const LaunchSetup  *setup,
-              int                 io,
+              const char         *stdio,
               const char         *cwd,
               const char         *path,
               char * const       *argv,
@@ -1307,15 +1351,22 @@ launch_child (const LaunchSetup  *setup,
     .nonstop = setup->nonstop,
   };
 
-  if (dup2 (io, 0) < 0 || dup2 (io, 1) < 0 || dup2 (io, 2) < 0)
-    _exit (125);
-  if (cwd != NULL && chdir (cwd) < 0)
-    _exit (125);
+  int io;
+
+  /* The client's files and directory, opened as the client: a root
+   * daemon must not open /etc/shadow for someone who asks. */
   if (setup->drop &&
       (setgroups (1, &setup->gid) < 0 ||
        setresgid (setup->gid, setup->gid, setup->gid) < 0 ||
        setresuid (setup->uid, setup->uid, setup->uid) < 0))
     _exit (126);
+  io = open (stdio, O_RDWR | O_CREAT, 0644);
+  if (io < 0 || dup2 (io, 0) < 0 || dup2 (io, 1) < 0 || dup2 (io, 2) < 0)
+    _exit (125);
+  if (io > 2)
+    close (io);
+  if (cwd != NULL && chdir (cwd) < 0)
+    _exit (125);
   if (ioctl (setup->fd, UTRACE_IOC_ATTACH, &attach) < 0)
     _exit (127);
   execve (path, argv, envp);
@@ -1369,7 +1420,6 @@ froggy_session_launch (FroggySession      *self,
   };
   g_autofree char *path = NULL;
   g_auto(GStrv) envp = NULL;
-  int io = -1;
   pid_t pid;
 
   g_return_val_if_fail (FROGGY_IS_SESSION (self), FALSE);
@@ -1402,30 +1452,19 @@ froggy_session_launch (FroggySession      *self,
     }
   envp = env != NULL ? g_strdupv ((char **) env) : g_get_environ ();
 
-  io = open (stdio ? stdio : "/dev/null", O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (io < 0)
-    {
-      int errsv = errno;
-
-      g_propagate_error (error, froggy_error_from_errno (errsv, stdio ? stdio : "/dev/null"));
-      return FALSE;
-    }
-
   /* Not g_spawn: it waits for the exec to close a pipe, but the exec
    * stop comes before the child returns to user mode, which is when its
    * deferred fput() of that pipe runs.  Nothing here waits on the child. */
   pid = fork ();
   if (pid == 0)
-    launch_child (&setup, io, cwd, path, (char * const *) argv, envp);
+    launch_child (&setup, stdio ? stdio : "/dev/null", cwd, path, (char * const *) argv, envp);
   if (pid < 0)
     {
       int errsv = errno;
 
-      close (io);
       g_propagate_error (error, froggy_error_from_errno (errsv, "fork"));
       return FALSE;
     }
-  close (io);
 
   self->pid = pid;
   self->launched = TRUE;
@@ -2400,9 +2439,22 @@ froggy_session_kill (FroggySession  *self,
 static void
 froggy_session_end (FroggySession *self)
 {
+  GList *waiters;
+
   if (self->ended)
     return;
   self->ended = TRUE;
+
+  /* Nothing will stop any more: whoever waited is done. */
+  waiters = g_steal_pointer (&self->waiters);
+  for (GList *l = waiters; l != NULL; l = l->next)
+    {
+      StopWaiter *waiter = l->data;
+
+      waiter->done (self, waiter->data);
+      stop_waiter_free (waiter);
+    }
+  g_list_free (waiters);
   notify_simple (self, "session-ended", NULL);
   if (self->device != NULL)
     froggy_device_close (self->device);
@@ -2535,10 +2587,26 @@ resume_quietly (FroggySession *self,
 {
   g_autoptr(GError) error = NULL;
 
+  if (!thread->stopped)
+    return;
   /* Paused for another's step-over: that resumes it when it ends. */
   if (thread->paused)
     return;
-  if (thread->stopped && !thread_resume (self, thread, -1, &error))
+  /* A stop was asked of this thread (stop, attach, detach) and has not
+   * come yet: this one serves, as resuming would cancel the request. */
+  if (thread->stop_requested || !thread->announced || thread_awaited (self, thread->tid))
+    {
+      if (!thread->announced)
+        {
+          thread->announced = TRUE;
+          notify_simple (self, self->launched ? "launched" : "attached", thread);
+        }
+      else if (thread->stop_requested)
+        notify_simple (self, "interrupted", thread);
+      thread->stop_requested = FALSE;
+      return;
+    }
+  if (!thread_resume (self, thread, -1, &error))
     g_message ("thread %d: %s", thread->tid, error->message);
 }
 
@@ -2893,7 +2961,12 @@ on_death (FroggySession                    *self,
   GVariantBuilder *builder;
   int status = body->code;
   pid_t tid = thread->tid;
+  pid_t pid = thread->pid;
+  GHashTableIter iter;
+  Thread *other;
+  gboolean last = TRUE;
 
+  thread_end_step (self, thread);
   thread->stopped = FALSE;
   builder = notification_begin (self, "exit", thread);
   g_variant_builder_add (builder, "{sv}", "status", g_variant_new_int64 (status));
@@ -2907,6 +2980,14 @@ on_death (FroggySession                    *self,
   if (thread->over_address != 0)
     step_over_done (self, thread);
   g_hash_table_remove (self->threads, GINT_TO_POINTER (tid));
+
+  /* The process is gone with its last thread: forget it, so that kill
+   * never reaches whoever gets its pid next. */
+  g_hash_table_iter_init (&iter, self->threads);
+  while (last && g_hash_table_iter_next (&iter, NULL, (gpointer *) &other))
+    last = other->pid != pid;
+  if (last)
+    g_hash_table_remove (self->processes, GINT_TO_POINTER (pid));
   stop_waiters_update (self, tid);
 }
 
@@ -2956,6 +3037,12 @@ froggy_session_event (FroggySession                    *self,
     self->launch_seen = TRUE;
   if (stopped)
     thread->stopped = TRUE;
+
+  /* A step over a breakpoint cut short (a signal, a watchpoint, a
+   * system call stop): put the int3 back and let the paused threads go;
+   * the next resume steps over it again. */
+  if (stopped && thread->over_address != 0 && record->type != UTRACE_EV_STEP)
+    step_over_done (self, thread);
 
   switch (record->type)
     {
@@ -3020,7 +3107,11 @@ froggy_session_event (FroggySession                    *self,
     }
 
   if (thread_lookup (self, record->tid) != NULL && thread->stopped)
-    stop_waiters_update (self, record->tid);
+    {
+      if (thread->over_address == 0)
+        sites_flush (self, process_lookup (self, thread->pid));
+      stop_waiters_update (self, record->tid);
+    }
 }
 
 /* Nothing is left to trace: complete every waiter and end. */

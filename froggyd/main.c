@@ -120,6 +120,9 @@ main (int   argc,
   if (verbose)
     g_setenv ("G_MESSAGES_DEBUG", "froggyd jsonrpc-client jsonrpc-server", TRUE);
   g_log_set_writer_func (write_log, NULL, NULL);
+  /* libdw would fetch missing debuginfo over the network, from the main
+   * loop: the daemon makes do with what is installed. */
+  g_unsetenv ("DEBUGINFOD_URLS");
 
   loop = g_main_loop_new (NULL, FALSE);
   daemon = froggy_daemon_new ();
