@@ -73,6 +73,7 @@ typedef struct
   FroggySymbolizer *symbolizer;
   GHashTable       *sites;      /* guint64 address -> Site */
   GHashTable       *armed;      /* a child's image: guint64 address -> breakpoint id */
+  gboolean          shares_memory; /* a CLONE_VM child (vfork): its int3s are its parent's */
   gboolean          followed;   /* FALSE: a child to let go at its first stop */
 } Process;
 
@@ -824,6 +825,13 @@ process_remove_sites (FroggySession *self,
     {
       g_autoptr(GError) error = NULL;
 
+      /* Taking them out of a vfork child would take them out of its
+       * parent, which still has them. */
+      if (process->shares_memory)
+        {
+          g_hash_table_iter_remove (&iter);
+          continue;
+        }
       if (!site_write (self, process, site->address, site->original, &error))
         g_warning ("process %d keeps a breakpoint at 0x%" G_GINT64_MODIFIER "x: %s",
                    process->pid, site->address, error->message);
@@ -1565,6 +1573,17 @@ froggy_session_stop (FroggySession  *self,
       if (tid != 0 && thread->tid != tid)
         continue;
       g_array_append_val (tids, thread->tid);
+      /* Held for someone's step-over, it looks running to the user:
+       * now it stays stopped when that ends. */
+      if (thread->paused || thread->deferred)
+        {
+          thread->paused = thread->deferred = FALSE;
+          if (thread->stopped)
+            notify_simple (self, "interrupted", thread);
+          else
+            thread->stop_requested = TRUE;
+          continue;
+        }
       if (thread->stopped)
         continue;
       if (!thread_control (self, thread, UTRACE_CTL_INTERRUPT, -1, error))
@@ -2755,7 +2774,9 @@ on_clone (FroggySession                    *self,
       GHashTableIter iter;
       Site *site;
 
-      /* The child has a copy of the parent's int3s. */
+      /* The child has a copy of the parent's int3s, or, sharing its
+       * memory (vfork), the very same ones. */
+      process->shares_memory = (body->flags & CLONE_VM) != 0;
       g_hash_table_iter_init (&iter, parent_process->sites);
       while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &site))
         {
@@ -2770,11 +2791,18 @@ on_clone (FroggySession                    *self,
         }
     }
 
-  if (!is_thread && catch_matching (self, "fork", 0, FALSE) == NULL &&
-      !(record->flags & UTRACE_EVF_STOPPED) && reported_as (self, "fork") == NULL)
-    return;
-  if (is_thread && !(record->flags & UTRACE_EVF_STOPPED) && reported_as (self, "clone") == NULL)
-    return;
+  /* The kernel's one clone event stops for both kinds when either asks
+   * to stop: the kind nobody asked to stop for goes on at once. */
+  {
+    const char *how = reported_as (self, is_thread ? "clone" : "fork");
+    gboolean stop = g_strcmp0 (how, "stop") == 0 ||
+                    (!is_thread && catch_matching (self, "fork", 0, FALSE) != NULL);
+
+    if (!stop)
+      resume_quietly (self, parent);
+    if (!stop && how == NULL)
+      return;
+  }
 
   builder = notification_begin (self, is_thread ? "clone" : "fork", parent);
   if (is_thread)
@@ -2799,6 +2827,7 @@ on_exec (FroggySession                    *self,
    * name again in the new one. */
   g_hash_table_remove_all (process->sites);
   g_hash_table_remove_all (process->armed);
+  process->shares_memory = FALSE;
   g_clear_object (&process->symbolizer);
   process->symbolizer = froggy_symbolizer_new (process->pid);
   if (process->pid != self->pid && process->followed)
@@ -3056,8 +3085,10 @@ froggy_session_event (FroggySession                    *self,
         {
           process_remove_sites (self, process_lookup (self, thread->pid));
           froggy_device_detach (self->device, thread->id, NULL);
-          g_hash_table_remove (self->threads, GINT_TO_POINTER (thread->tid));
-          break;
+          g_hash_table_remove (self->threads, GINT_TO_POINTER (record->tid));
+          /* Gone from the session: nobody waits for it any more. */
+          stop_waiters_update (self, record->tid);
+          return;
         }
       if (!thread->announced)
         {

@@ -175,3 +175,15 @@ def test_exit_notification_and_catch_exit(client):
     end = wait_exit(client, pid)
     assert (end["status"], end["code"]) == (0, 0)
     client.wait_event("session-ended")
+
+
+def test_catch_fork_lets_new_threads_run(client):
+    """The kernel has one clone event for threads and processes: with
+    only fork caught, a new thread must not stop."""
+    started = launch(client, "threads", "2", "3")
+    session, pid = started["session"], started["pid"]
+    client.call("catch", session=session, kind="fork")
+    client.call("continue", session=session)
+    end = wait_exit(client, pid)
+    assert end["code"] == 0
+    assert not [e for e in client.events if e["reason"] in ("clone", "fork")]

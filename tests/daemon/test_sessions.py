@@ -251,3 +251,23 @@ def test_permissions_follow_the_client_uid(froggyd, spawn):
     # The helper's disconnect let its tracees go.
     wait_for(lambda: running(own.pid), what="nobody's spinner to run")
     os.kill(results["launch"]["pid"], 9)
+
+
+def test_stop_is_not_lost_to_a_busy_conditional_breakpoint(client):
+    """spin calls outer(1) every 10 ms: the breakpoint's condition is
+    never true, so the daemon resumes the thread at each hit.  A stop
+    asked meanwhile must still take effect and be answered."""
+    started = launch(client, "spin")
+    session, pid = started["session"], started["pid"]
+    never = client.call("breakpoint.insert", session=session,
+                        location="outer", condition="$rdi == 2")
+    client.call("continue", session=session)
+    wait_for(lambda: running(pid), what="the spinner to run")
+    time.sleep(1)       # about a hundred calls of outer(1), resumed
+    assert client.call("stop", session=session)["threads"] == [pid]
+    assert client.wait_event("interrupted", thread=pid)["stopped"]
+    assert stopped(pid)
+    listed = client.call("breakpoint.list", session=session)[0]
+    assert listed["id"] == never["id"] and listed["hits"] == 0
+    client.call("kill", session=session)
+    client.wait_event("session-ended")
