@@ -155,12 +155,18 @@ gboolean
 froggy_parse_word (const char *text,
                    guint64    *value)
 {
+  const char *start = text;
   char *end = NULL;
 
   if (text == NULL || *text == '\0' || *text == '-' || *text == ' ')
     return FALSE;
+  /* 0x hex, or decimal: never octal, "010" is ten. */
   errno = 0;
-  *value = g_ascii_strtoull (text, &end, 0);
+  if (g_ascii_strncasecmp (text, "0x", 2) == 0)
+    text += 2;
+  if (!g_ascii_isxdigit (*text))
+    return FALSE;
+  *value = g_ascii_strtoull (text, &end, text != start ? 16 : 10);
   return errno == 0 && end != NULL && *end == '\0';
 }
 

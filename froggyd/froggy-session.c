@@ -1788,6 +1788,7 @@ froggy_session_write_memory (FroggySession  *self,
 {
   gsize length = strlen (hex) / 2;
   g_autofree guint8 *buf = NULL;
+  g_autofree guint8 *written = NULL;
   GVariantBuilder builder;
   GHashTableIter iter;
   Process *process;
@@ -1822,19 +1823,21 @@ froggy_session_write_memory (FroggySession  *self,
     return NULL;
 
   /* Breakpoints stay in place: what is written under them becomes the
-   * byte they put back. */
+   * byte they put back, once it is written. */
+  written = g_memdup2 (buf, length);
   process = process_lookup (self, thread->pid);
   g_hash_table_iter_init (&iter, process->sites);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &site))
     if (site->address >= address && site->address < address + length)
-      {
-        site->original = buf[site->address - address];
-        buf[site->address - address] = INT3;
-      }
+      buf[site->address - address] = INT3;
 
   n = froggy_device_write_memory (self->device, thread->id, address, buf, length, error);
   if (n < 0)
     return NULL;
+  g_hash_table_iter_init (&iter, process->sites);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &site))
+    if (site->address >= address && site->address < address + n)
+      site->original = written[site->address - address];
   g_variant_builder_init (&builder, G_VARIANT_TYPE_VARDICT);
   g_variant_builder_add (&builder, "{sv}", "length", g_variant_new_int64 (n));
   return g_variant_builder_end (&builder);
@@ -2997,6 +3000,18 @@ on_death (FroggySession                    *self,
 
   thread_end_step (self, thread);
   thread->stopped = FALSE;
+
+  /* Its debug registers died with it; its tid may come back as another. */
+  for (guint i = 0; i < self->watchpoints->len; i++)
+    {
+      Watchpoint *watchpoint = g_ptr_array_index (self->watchpoints, i);
+
+      for (guint j = 0; j + 1 < watchpoint->slots->len;)
+        if (g_array_index (watchpoint->slots, int, j) == tid)
+          g_array_remove_range (watchpoint->slots, j, 2);
+        else
+          j += 2;
+    }
   builder = notification_begin (self, "exit", thread);
   g_variant_builder_add (builder, "{sv}", "status", g_variant_new_int64 (status));
   if (WIFEXITED (status))

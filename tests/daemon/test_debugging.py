@@ -256,3 +256,21 @@ def test_symbols_in_shared_libraries(client):
     with pytest.raises(RpcError) as refused:
         client.call("symbol.lookup", session=session, name="no_such_symbol_x")
     assert refused.value.code == -32007
+
+
+def test_condition_numbers_are_decimal_or_hex(client):
+    session = launch(client, "basic")["session"]
+    # "020" is twenty, never octal sixteen; 0x14 is twenty, too.
+    for condition in ("$rdi == 020", "$rdi == 0x14"):
+        inserted = client.call("breakpoint.insert", session=session,
+                               location="middle", condition=condition)
+        assert inserted["condition"] == condition
+    client.call("continue", session=session)
+    hit = client.wait_event("breakpoint-hit")
+    registers = client.call("registers.read", session=session,
+                            thread=hit["thread"])
+    assert word(registers["rdi"]) == 20
+    with pytest.raises(RpcError) as refused:
+        client.call("breakpoint.insert", session=session, location="leaf",
+                    condition="$rdi == 0x")
+    assert refused.value.code == -32602
