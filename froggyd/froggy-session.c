@@ -2129,6 +2129,8 @@ update_event_masks (FroggySession  *self,
     {
       guint64 bit = 0;
 
+      if (g_str_equal (how, "off"))
+        continue;
       if (g_str_equal (kind, "syscall-entry"))
         bit = UTRACE_EVMASK (UTRACE_EV_SYSCALL_ENTRY);
       else if (g_str_equal (kind, "syscall-exit"))
@@ -2233,10 +2235,7 @@ froggy_session_subscribe (FroggySession  *self,
                        "events: \"%s\" is not a kind with \"stop\", \"report\" or \"off\"", kind);
           return FALSE;
         }
-      if (g_str_equal (how, "off"))
-        g_hash_table_remove (self->reported, kind);
-      else
-        g_hash_table_replace (self->reported, g_strdup (kind), g_strdup (how));
+      g_hash_table_replace (self->reported, g_strdup (kind), g_strdup (how));
     }
   return update_event_masks (self, error);
 }
@@ -2600,7 +2599,10 @@ static const char *
 reported_as (FroggySession *self,
              const char    *kind)
 {
-  return g_hash_table_lookup (self->reported, kind);
+  const char *how = g_hash_table_lookup (self->reported, kind);
+
+  /* "off" is only remembered for signals, which stop unless told not to. */
+  return g_strcmp0 (how, "off") != 0 ? how : NULL;
 }
 
 static void
@@ -2863,11 +2865,13 @@ on_exec (FroggySession                    *self,
       notify_simple (self, "launched", thread);
       return;
     }
-  if (!(record->flags & UTRACE_EVF_STOPPED) ||
-      (catch_matching (self, "exec", 0, FALSE) == NULL && reported_as (self, "exec") == NULL))
+  if (catch_matching (self, "exec", 0, FALSE) == NULL &&
+      g_strcmp0 (reported_as (self, "exec"), "stop") != 0)
     {
+      /* The kernel always stops at an exec, for the breakpoints. */
       resume_quietly (self, thread);
-      return;
+      if (reported_as (self, "exec") == NULL)
+        return;
     }
   builder = notification_begin (self, "exec", thread);
   g_variant_builder_add (builder, "{sv}", "filename", g_variant_new_string (filename));
@@ -2927,15 +2931,23 @@ on_signal (FroggySession                    *self,
 {
   const struct utrace_event_signal *body = (gconstpointer) (record + 1);
   Catchpoint *catchpoint = catch_matching (self, "signal", body->signo, FALSE);
+  const char *how = g_hash_table_lookup (self->reported, "signal");
   GVariantBuilder *builder;
   char name[32];
 
-  if (catchpoint == NULL && signal_is_quiet (body->signo))
+  /* Signals stop by default, as in gdb; events.subscribe makes them
+   * only reported ("report") or passed in silence ("off"), a catch
+   * stops them whatever was subscribed. */
+  if (catchpoint == NULL &&
+      (g_strcmp0 (how, "off") == 0 || (how == NULL && signal_is_quiet (body->signo))))
     {
       resume_quietly (self, thread);
       return;
     }
-  thread_end_step (self, thread);
+  if (catchpoint == NULL && g_strcmp0 (how, "report") == 0)
+    resume_quietly (self, thread);
+  else
+    thread_end_step (self, thread);
   builder = notification_begin (self, "signal", thread);
   g_variant_builder_add (builder, "{sv}", "signal", g_variant_new_int64 (body->signo));
   g_variant_builder_add (builder, "{sv}", "name",

@@ -187,3 +187,18 @@ def test_catch_fork_lets_new_threads_run(client):
     end = wait_exit(client, pid)
     assert end["code"] == 0
     assert not [e for e in client.events if e["reason"] in ("clone", "fork")]
+
+
+def test_signals_reported_or_off_are_delivered(client):
+    for how, notified in (("report", True), ("off", False)):
+        started = launch(client, "signal")
+        session, pid = started["session"], started["pid"]
+        client.call("events.subscribe", session=session,
+                    events={"signal": how})
+        client.call("continue", session=session)
+        assert wait_exit(client, pid)["code"] == 1       # the handler ran
+        signals = [e for e in client.events
+                   if e["reason"] == "signal" and e["thread"] == pid]
+        assert [(e["signal"], e["stopped"]) for e in signals] == \
+            ([(signal.SIGUSR1, False)] if notified else []), how
+        client.events.clear()
