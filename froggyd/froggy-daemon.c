@@ -429,7 +429,10 @@ handle_attach (Request *request)
     }
 
   session = new_session (request->self, request, follow_fork, &error);
-  if (session == NULL || !froggy_session_attach (session, pid, all_threads, &error))
+  /* Checked again once attached: the pid checked before may have been
+   * reused by then, and the attached process can no longer change. */
+  if (session == NULL || !froggy_session_attach (session, pid, all_threads, &error) ||
+      !peer_may_trace (request->peer, pid, &error))
     {
       if (session != NULL)
         froggy_session_detach (session);
