@@ -1242,6 +1242,7 @@ froggy_daemon_listen (FroggyDaemon  *self,
                       GError       **error)
 {
   g_autoptr(GSocketAddress) address = NULL;
+  g_autofree char *staging = NULL;
   mode_t old_umask;
   gboolean ok;
 
@@ -1264,8 +1265,13 @@ froggy_daemon_listen (FroggyDaemon  *self,
       unlink (socket_path);
     }
 
+  /* Bound and listening under another name first, then renamed: a
+   * client that sees the socket can connect to it (between bind() and
+   * listen() it would be refused). */
+  staging = g_strdup_printf ("%s.%d", socket_path, getpid ());
+  unlink (staging);
   self->service = g_socket_service_new ();
-  address = g_unix_socket_address_new (socket_path);
+  address = g_unix_socket_address_new (staging);
   old_umask = umask (0077);
   ok = g_socket_listener_add_address (G_SOCKET_LISTENER (self->service), address,
                                       G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT,
@@ -1274,7 +1280,15 @@ froggy_daemon_listen (FroggyDaemon  *self,
   if (!ok)
     return FALSE;
   /* Shared: anyone connects, and SO_PEERCRED limits what they reach. */
-  chmod (socket_path, shared ? 0666 : 0600);
+  if (chmod (staging, shared ? 0666 : 0600) < 0 || rename (staging, socket_path) < 0)
+    {
+      int errsv = errno;
+
+      unlink (staging);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
+                   "putting the socket in place: %s", g_strerror (errsv));
+      return FALSE;
+    }
   self->socket_path = g_strdup (socket_path);
   g_signal_connect_swapped (self->service, "incoming", G_CALLBACK (froggy_daemon_incoming), self);
   g_socket_service_start (self->service);
