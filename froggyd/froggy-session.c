@@ -952,10 +952,19 @@ thread_step_over (FroggySession  *self,
   g_hash_table_iter_init (&iter, self->threads);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &other))
     {
+      g_autoptr(GError) local_error = NULL;
+
       if (other == thread || other->pid != thread->pid || other->stopped)
         continue;
-      if (!thread_control (self, other, UTRACE_CTL_INTERRUPT, -1, error))
-        return FALSE;
+      if (!thread_control (self, other, UTRACE_CTL_INTERRUPT, -1, &local_error))
+        {
+          /* Exiting: its death record is on its way, and it runs no
+           * more code to miss the breakpoint in. */
+          if (g_error_matches (local_error, FROGGY_ERROR, FROGGY_ERROR_NO_THREAD))
+            continue;
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          return FALSE;
+        }
       other->paused = TRUE;
       g_array_append_val (others, other->tid);
     }
@@ -1559,6 +1568,7 @@ froggy_session_stop (FroggySession  *self,
                      GError        **error)
 {
   g_autoptr(GArray) tids = g_array_new (FALSE, FALSE, sizeof (pid_t));
+  g_autoptr(GError) local_error = NULL;
   GHashTableIter iter;
   Thread *thread;
 
@@ -1586,8 +1596,17 @@ froggy_session_stop (FroggySession  *self,
         }
       if (thread->stopped)
         continue;
-      if (!thread_control (self, thread, UTRACE_CTL_INTERRUPT, -1, error))
-        return FALSE;
+      if (!thread_control (self, thread, UTRACE_CTL_INTERRUPT, -1, &local_error))
+        {
+          /* Exiting: its death record answers whoever waits for it. */
+          if (g_error_matches (local_error, FROGGY_ERROR, FROGGY_ERROR_NO_THREAD))
+            {
+              g_clear_error (&local_error);
+              continue;
+            }
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          return FALSE;
+        }
       thread->stop_requested = TRUE;
     }
   *stopping = g_steal_pointer (&tids);
