@@ -607,6 +607,22 @@ stop_waiters_update (FroggySession *self,
     }
 }
 
+/* Nothing will stop any more: whoever waited is done. */
+static void
+stop_waiters_complete (FroggySession *self)
+{
+  GList *waiters = g_steal_pointer (&self->waiters);
+
+  for (GList *l = waiters; l != NULL; l = l->next)
+    {
+      StopWaiter *waiter = l->data;
+
+      waiter->done (self, waiter->data);
+      stop_waiter_free (waiter);
+    }
+  g_list_free (waiters);
+}
+
 /* Whether someone waits for @tid to stop. */
 static gboolean
 thread_awaited (FroggySession *self,
@@ -2479,22 +2495,10 @@ froggy_session_kill (FroggySession  *self,
 static void
 froggy_session_end (FroggySession *self)
 {
-  GList *waiters;
-
   if (self->ended)
     return;
   self->ended = TRUE;
-
-  /* Nothing will stop any more: whoever waited is done. */
-  waiters = g_steal_pointer (&self->waiters);
-  for (GList *l = waiters; l != NULL; l = l->next)
-    {
-      StopWaiter *waiter = l->data;
-
-      waiter->done (self, waiter->data);
-      stop_waiter_free (waiter);
-    }
-  g_list_free (waiters);
+  stop_waiters_complete (self);
   notify_simple (self, "session-ended", NULL);
   if (self->device != NULL)
     froggy_device_close (self->device);
@@ -3196,18 +3200,9 @@ static void
 froggy_session_abandon (FroggySession *self)
 {
   g_autoptr(FroggySession) hold = g_object_ref (self);
-  GList *waiters = g_steal_pointer (&self->waiters);
 
-  /* Nothing is left to stop: whoever waited is done. */
   g_hash_table_remove_all (self->threads);
-  for (GList *l = waiters; l != NULL; l = l->next)
-    {
-      StopWaiter *waiter = l->data;
-
-      waiter->done (self, waiter->data);
-      stop_waiter_free (waiter);
-    }
-  g_list_free (waiters);
+  stop_waiters_complete (self);
   froggy_session_end (self);
 }
 
