@@ -977,6 +977,30 @@ handle_symbol_lookup (Request *request)
 }
 
 static void
+handle_symbol_complete (Request *request)
+{
+  g_autoptr(GError) error = NULL;
+  const char *prefix = NULL;
+  gint64 limit = 200;
+
+  if (!froggy_params_string (request->params, "prefix", TRUE, &prefix, &error) ||
+      !froggy_params_int (request->params, "limit", FALSE, &limit, &error))
+    {
+      reply_error (request, error);
+      return;
+    }
+  if (limit < 1 || limit > 10000)
+    {
+      g_set_error (&error, FROGGY_ERROR, FROGGY_ERROR_INVALID_PARAMS, "limit must be 1 to 10000");
+      reply_error (request, error);
+      return;
+    }
+  reply_result_or_error (request,
+                         froggy_session_complete_symbol (request->session, prefix, limit, &error),
+                         &error);
+}
+
+static void
 handle_source_lines (Request *request)
 {
   g_autoptr(GError) error = NULL;
@@ -1033,6 +1057,7 @@ static const Method methods[] = {
   { "events.subscribe", handle_events_subscribe, NEEDS_CONTROL, PARAMS ("session", "events") },
   { "backtrace", handle_backtrace, NEEDS_SESSION, PARAMS ("session", "thread", "max_frames") },
   { "symbol.lookup", handle_symbol_lookup, NEEDS_SESSION, PARAMS ("session", "name", "address") },
+  { "symbol.complete", handle_symbol_complete, NEEDS_SESSION, PARAMS ("session", "prefix", "limit") },
   { "source.lines", handle_source_lines, NEEDS_SESSION, PARAMS ("session", "location") },
 };
 

@@ -2316,6 +2316,8 @@ symbol_to_variant (FroggySymbol *symbol,
       g_variant_builder_add (&builder, "{sv}", "file", g_variant_new_string (symbol->file));
       g_variant_builder_add (&builder, "{sv}", "line", g_variant_new_int64 (symbol->line));
     }
+  if (symbol->size > 0)
+    g_variant_builder_add (&builder, "{sv}", "size", g_variant_new_int64 ((gint64) symbol->size));
   return g_variant_builder_end (&builder);
 }
 
@@ -2403,6 +2405,52 @@ froggy_session_lookup_symbol (FroggySession  *self,
         }
     }
   return symbol_to_variant (symbol, by_address);
+}
+
+GVariant *
+froggy_session_complete_symbol (FroggySession  *self,
+                                const char     *prefix,
+                                guint           limit,
+                                GError        **error)
+{
+  Process *process;
+  g_auto(GStrv) names = NULL;
+  g_auto(GStrv) files = NULL;
+  g_autoptr(GError) local_error = NULL;
+  GVariantBuilder builder, name_builder, file_builder;
+  guint next_name = 0;
+  guint next_file = 0;
+
+  g_return_val_if_fail (FROGGY_IS_SESSION (self), NULL);
+  g_return_val_if_fail (prefix != NULL, NULL);
+
+  process = process_lookup (self, self->pid);
+  if (!froggy_symbolizer_complete (process->symbolizer, prefix, &names, &files, &local_error))
+    {
+      g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_NO_THREAD,
+                   "process %d: %s", (int) self->pid, local_error->message);
+      return NULL;
+    }
+
+  /* The first @limit of both lists merged in order: what a completion
+   * shows first, whichever list it comes from. */
+  g_variant_builder_init (&name_builder, G_VARIANT_TYPE_STRING_ARRAY);
+  g_variant_builder_init (&file_builder, G_VARIANT_TYPE_STRING_ARRAY);
+  while (next_name + next_file < limit && (names[next_name] != NULL || files[next_file] != NULL))
+    {
+      if (files[next_file] == NULL ||
+          (names[next_name] != NULL && strcmp (names[next_name], files[next_file]) <= 0))
+        g_variant_builder_add (&name_builder, "s", names[next_name++]);
+      else
+        g_variant_builder_add (&file_builder, "s", files[next_file++]);
+    }
+
+  g_variant_builder_init (&builder, G_VARIANT_TYPE_VARDICT);
+  g_variant_builder_add (&builder, "{sv}", "names", g_variant_builder_end (&name_builder));
+  g_variant_builder_add (&builder, "{sv}", "files", g_variant_builder_end (&file_builder));
+  g_variant_builder_add (&builder, "{sv}", "complete",
+                         g_variant_new_boolean (names[next_name] == NULL && files[next_file] == NULL));
+  return g_variant_builder_end (&builder);
 }
 
 GVariant *

@@ -149,6 +149,12 @@ GVariant      *froggy_session_lookup_symbol      (FroggySession      *self,
                                                   gboolean            by_address,
                                                   guint64             address,
                                                   GError            **error);
+/* The names and source files starting with @prefix, at most @limit of
+ * them: symbol.complete's result. */
+GVariant      *froggy_session_complete_symbol    (FroggySession      *self,
+                                                  const char         *prefix,
+                                                  guint               limit,
+                                                  GError            **error);
 GVariant      *froggy_session_source_lines       (FroggySession      *self,
                                                   const char         *location,
                                                   GError            **error);

@@ -554,12 +554,33 @@ symbol_rank (const GElf_Sym *sym,
   return rank + 1;
 }
 
-/* The best rank of @name in @module, its address in @entry. */
+/* Symbol @index of @module: its name, its value (load bias applied) in
+ * @address, and its symbol_rank() in @rank. */
+static const char *
+ranked_symbol (Dwfl_Module *module,
+               int          index,
+               gboolean     with_data,
+               GElf_Sym    *sym,
+               GElf_Addr   *address,
+               int         *rank)
+{
+  GElf_Word shndx = SHN_UNDEF;
+  const char *name;
+
+  *address = 0;
+  name = dwfl_module_getsym_info (module, index, sym, address, &shndx, NULL, NULL);
+  *rank = name != NULL ? symbol_rank (sym, shndx, *address, with_data) : 0;
+  return name;
+}
+
+/* The best rank of @name in @module, its address in @entry and its
+ * size in @size. */
 static int
 find_symbol_in (Dwfl_Module *module,
                 const char  *name,
                 gboolean     with_data,
-                guint64     *entry)
+                guint64     *entry,
+                guint64     *size)
 {
   int count = dwfl_module_getsymtab (module);
   int best = 0;
@@ -567,17 +588,15 @@ find_symbol_in (Dwfl_Module *module,
   for (int i = 0; i < count; i++)
     {
       GElf_Sym sym;
-      GElf_Addr address = 0;
-      GElf_Word shndx = SHN_UNDEF;
-      const char *symbol_name = dwfl_module_getsym_info (module, i, &sym, &address, &shndx, NULL, NULL);
+      GElf_Addr address;
       int rank;
+      const char *symbol_name = ranked_symbol (module, i, with_data, &sym, &address, &rank);
 
-      if (symbol_name == NULL || !name_matches (symbol_name, name))
-        continue;
-      if ((rank = symbol_rank (&sym, shndx, address, with_data)) > best)
+      if (rank > best && name_matches (symbol_name, name))
         {
           best = rank;
           *entry = address;
+          *size = sym.st_size;
         }
     }
   return best;
@@ -591,7 +610,8 @@ static Dwfl_Module *
 find_symbol (FroggySymbolizer *self,
              const char       *name,
              gboolean          with_data,
-             guint64          *entry)
+             guint64          *entry,
+             guint64          *size)
 {
   g_autoptr(GPtrArray) modules = NULL;
   Dwfl_Module *found = NULL;
@@ -602,22 +622,26 @@ find_symbol (FroggySymbolizer *self,
   for (guint i = 0; i < modules->len; i++)
     {
       guint64 address = 0;
-      int rank = find_symbol_in (g_ptr_array_index (modules, i), name, with_data, &address);
+      guint64 bytes = 0;
+      int rank = find_symbol_in (g_ptr_array_index (modules, i), name, with_data, &address, &bytes);
 
       if (rank > best)
         {
           best = rank;
           found = g_ptr_array_index (modules, i);
           *entry = address;
+          *size = bytes;
         }
     }
   return found;
 }
 
+/* @size: the symbol's, 0 for an inlined copy, which has none. */
 static FroggySymbol *
 describe_function (Dwfl_Module *module,
                    const char  *name,
                    guint64      entry,
+                   guint64      size,
                    guint64      address)
 {
   FroggySymbol *symbol = describe (module, address);
@@ -625,6 +649,7 @@ describe_function (Dwfl_Module *module,
   g_free (symbol->function);
   symbol->function = g_strdup (name);
   symbol->offset = address - entry;
+  symbol->size = size;
   return symbol;
 }
 
@@ -649,7 +674,7 @@ add_inlined_copy (Dwarf_Die *copy,
 
   if (dwarf_entrypc (copy, &entry) == 0)
     g_ptr_array_add (search->symbols,
-                     describe_function (search->module, search->name, entry + search->bias,
+                     describe_function (search->module, search->name, entry + search->bias, 0,
                                         entry + search->bias));
   return DWARF_CB_OK;
 }
@@ -904,6 +929,7 @@ resolve_function (FroggySymbolizer  *self,
   g_autoptr(GPtrArray) symbols = NULL;
   Dwfl_Module *module;
   guint64 entry = 0;
+  guint64 size = 0;
   guint64 low, high;
 
   for (const char *c = name; *c != '\0'; c++)
@@ -914,11 +940,11 @@ resolve_function (FroggySymbolizer  *self,
         return NULL;
       }
 
-  if ((module = find_symbol (self, name, FALSE, &entry)) != NULL)
+  if ((module = find_symbol (self, name, FALSE, &entry, &size)) != NULL)
     {
       symbols = symbol_array_new ();
       g_ptr_array_add (symbols,
-                       describe_function (module, name, entry,
+                       describe_function (module, name, entry, size,
                                           bounds_in_module (module, entry, &low, &high)
                                           ? skip_prologue (module, entry, high) : entry));
       return g_steal_pointer (&symbols);
@@ -931,6 +957,97 @@ resolve_function (FroggySymbolizer  *self,
       return NULL;
     }
   return g_steal_pointer (&symbols);
+}
+
+/* }}} */
+
+/* Completion {{{ */
+
+static int
+compare_strings (gconstpointer a,
+                 gconstpointer b,
+                 gpointer      user_data G_GNUC_UNUSED)
+{
+  return strcmp (a, b);
+}
+
+/* A GTree of strings is a sorted set: inserting one already there frees it. */
+static GTree *
+string_set_new (void)
+{
+  return g_tree_new_full (compare_strings, NULL, g_free, NULL);
+}
+
+static gboolean
+append_string (gpointer key,
+               gpointer value G_GNUC_UNUSED,
+               gpointer strings)
+{
+  g_ptr_array_add (strings, g_strdup (key));
+  return FALSE;
+}
+
+static GStrv
+string_set_to_strv (GTree *set)
+{
+  GPtrArray *strings = g_ptr_array_new_full (g_tree_nnodes (set) + 1, g_free);
+
+  g_tree_foreach (set, append_string, strings);
+  g_ptr_array_add (strings, NULL);
+  return (GStrv) g_ptr_array_free (strings, FALSE);
+}
+
+/* The names of @module starting with @prefix that find_symbol() finds. */
+static void
+complete_symbols_in (Dwfl_Module *module,
+                     const char  *prefix,
+                     GTree       *names)
+{
+  gsize prefix_length = strlen (prefix);
+  int count = dwfl_module_getsymtab (module);
+
+  for (int i = 0; i < count; i++)
+    {
+      GElf_Sym sym;
+      GElf_Addr address;
+      int rank;
+      const char *name = ranked_symbol (module, i, TRUE, &sym, &address, &rank);
+      gsize length;
+
+      if (rank == 0 || strncmp (name, prefix, prefix_length) != 0)
+        continue;
+      /* Without its version, as name_matches() finds it; still a
+       * completion only if the prefix did not reach into the version. */
+      length = strcspn (name, "@");
+      if (length == 0 || length < prefix_length || memchr (name, '.', length) != NULL)
+        continue;
+      g_tree_insert (names, g_strndup (name, length), NULL);
+    }
+}
+
+/* The base names of @module's compile units starting with @prefix. */
+static void
+complete_files_in (Dwfl_Module *module,
+                   const char  *prefix,
+                   GTree       *files)
+{
+  Dwarf_Addr bias = 0;
+  Dwarf_Die *cu = NULL;
+
+  while ((cu = dwfl_module_nextcu (module, cu, &bias)) != NULL)
+    {
+      const char *name = dwarf_diename (cu);
+      const char *base;
+
+      /* No name: a partial or type unit.  "<artificial>": what LTO
+       * merged, no file to name. */
+      if (name == NULL || name[0] == '<')
+        continue;
+      base = strrchr (name, '/');
+      base = base != NULL ? base + 1 : name;
+      if (base[0] != '\0' && g_str_has_prefix (base, prefix))
+        g_tree_insert (files, g_strdup (base), NULL);
+    }
 }
 
 /* }}} */
@@ -1094,6 +1211,7 @@ froggy_symbolizer_lookup_function (FroggySymbolizer  *self,
 {
   Dwfl_Module *module;
   guint64 entry = 0;
+  guint64 size = 0;
 
   g_return_val_if_fail (FROGGY_IS_SYMBOLIZER (self), NULL);
   g_return_val_if_fail (name != NULL, NULL);
@@ -1101,12 +1219,46 @@ froggy_symbolizer_lookup_function (FroggySymbolizer  *self,
 
   if (!ensure_modules (self, error))
     return NULL;
-  if (name[0] == '\0' || (module = find_symbol (self, name, TRUE, &entry)) == NULL)
+  if (name[0] == '\0' || (module = find_symbol (self, name, TRUE, &entry, &size)) == NULL)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "no symbol \"%s\"", name);
       return NULL;
     }
-  return describe_function (module, name, entry, entry);
+  return describe_function (module, name, entry, size, entry);
+}
+
+gboolean
+froggy_symbolizer_complete (FroggySymbolizer  *self,
+                            const char        *prefix,
+                            GStrv             *names,
+                            GStrv             *files,
+                            GError           **error)
+{
+  g_autoptr(GTree) found_names = NULL;
+  g_autoptr(GTree) found_files = NULL;
+  g_autoptr(GPtrArray) modules = NULL;
+
+  g_return_val_if_fail (FROGGY_IS_SYMBOLIZER (self), FALSE);
+  g_return_val_if_fail (prefix != NULL, FALSE);
+  g_return_val_if_fail (names != NULL && files != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  /* No miss tells when a library was mapped since (dlopen): look each time. */
+  if (!ensure_modules (self, error))
+    return FALSE;
+  reload_if_changed (self);
+
+  found_names = string_set_new ();
+  found_files = string_set_new ();
+  modules = modules_in_search_order (self);
+  for (guint i = 0; i < modules->len; i++)
+    {
+      complete_symbols_in (g_ptr_array_index (modules, i), prefix, found_names);
+      complete_files_in (g_ptr_array_index (modules, i), prefix, found_files);
+    }
+  *names = string_set_to_strv (found_names);
+  *files = string_set_to_strv (found_files);
+  return TRUE;
 }
 
 GPtrArray *

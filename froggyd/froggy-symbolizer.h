@@ -20,6 +20,8 @@ typedef struct
   char    *file;      /* nullable: source file from the line table (absolute path as in DWARF,
                        * comp_dir joined if relative) */
   int      line;      /* 0 when unknown */
+  guint64  size;      /* bytes of the ELF symbol found by name (st_size), 0 when unknown
+                       * or not looked up by name */
 } FroggySymbol;
 
 void              froggy_symbol_free                 (FroggySymbol *symbol);
@@ -46,11 +48,24 @@ gboolean          froggy_symbolizer_refresh          (FroggySymbolizer          
 /* Address -> function+offset, module, file:line.  NULL if in no module. */
 FroggySymbol     *froggy_symbolizer_lookup_address   (FroggySymbolizer               *self,
                                                       guint64                         address);
-/* Name -> the function's entry address (symbol value, load bias applied);
- * searches the main program first, then the shared libraries.  NULL and
- * G_IO_ERROR_NOT_FOUND if none. */
+/* Name -> the function's entry address (symbol value, load bias applied),
+ * or a variable's address, with the symbol's size; searches the main
+ * program first, then the shared libraries.  NULL and G_IO_ERROR_NOT_FOUND
+ * if none. */
 FroggySymbol     *froggy_symbolizer_lookup_function  (FroggySymbolizer               *self,
                                                       const char                     *name,
+                                                      GError                        **error);
+/* Completions of @prefix for a client's command line: in @names, the
+ * functions and variables of every module that a name lookup can find
+ * ("memcpy@GLIBC_2.2.5" as memcpy; none with a '.', which the compiler
+ * makes: "f.cold", "buf.0"); in @files, the base names of the compile
+ * units' source files ("debuggee.c").  Both sorted by byte value, without
+ * duplicates.  Reads the mappings again if they changed; FALSE when they
+ * cannot be read. */
+gboolean          froggy_symbolizer_complete         (FroggySymbolizer               *self,
+                                                      const char                     *prefix,
+                                                      GStrv                          *names,
+                                                      GStrv                          *files,
                                                       GError                        **error);
 /* A breakpoint location:
  *  - "NAME": the function's first line after its prologue (the first

@@ -258,6 +258,104 @@ def test_symbols_in_shared_libraries(client):
     assert refused.value.code == -32007
 
 
+def test_symbol_lookup_gives_the_size_of_variables_and_functions(client):
+    session = launch(client, "basic")["session"]
+    watched = client.call("symbol.lookup", session=session, name="watched")
+    assert (watched["function"], watched["size"]) == ("watched", 8)
+    counters = client.call("symbol.lookup", session=session, name="counters")
+    assert (counters["function"], counters["size"]) == ("counters", 16 * 8)
+    # A function's size covers its code, the breakpoint past the prologue too.
+    outer = client.call("symbol.lookup", session=session, name="outer")
+    inserted = client.call("breakpoint.insert", session=session,
+                           location="outer")
+    assert word(outer["address"]) <= word(inserted["addresses"][0]) < \
+        word(outer["address"]) + outer["size"]
+    # By address there is no symbol looked up by name: no size.
+    back = client.call("symbol.lookup", session=session,
+                       address=outer["address"])
+    assert back["function"] == "outer" and "size" not in back
+
+
+def test_symbol_complete_finds_functions_and_source_files(client):
+    session = launch(client, "basic")["session"]
+    found = client.call("symbol.complete", session=session, prefix="outer")
+    assert "outer" in found["names"], found
+    assert all(name.startswith("outer") for name in found["names"])
+    assert (found["files"], found["complete"]) == ([], True)
+    found = client.call("symbol.complete", session=session, prefix="debuggee")
+    assert "debuggee.c" in found["files"], found
+    assert all(name.startswith("debuggee") for name in found["files"])
+    assert found["complete"] is True
+    found = client.call("symbol.complete", session=session, prefix="counte")
+    assert "counters" in found["names"], found
+
+
+def test_symbol_complete_covers_the_shared_libraries(client):
+    session = launch(client, "basic")["session"]
+    # Let the loader map libc first.
+    run_to(client, session, "main")
+    found = client.call("symbol.complete", session=session, prefix="getpi")
+    assert "getpid" in found["names"], found
+    # Versions are left out; "memcpy@GLIBC_2.2.5" is memcpy.
+    found = client.call("symbol.complete", session=session, prefix="memcp",
+                        limit=10000)
+    assert "memcpy" in found["names"], found
+    assert not any("@" in name or "." in name for name in found["names"])
+
+
+def test_symbol_complete_of_nothing_is_empty(client):
+    session = launch(client, "basic")["session"]
+    found = client.call("symbol.complete", session=session,
+                        prefix="no_such_symbol_x")
+    assert found == {"names": [], "files": [], "complete": True}
+
+
+def test_symbol_complete_limit_keeps_the_first_in_order(client):
+    session = launch(client, "basic")["session"]
+    run_to(client, session, "main")
+    many = client.call("symbol.complete", session=session, prefix="_",
+                       limit=10000)
+    assert many["names"] == sorted(set(many["names"])), many["names"][:20]
+    assert many["files"] == sorted(set(many["files"])), many["files"]
+    assert len(many["names"]) > 10
+    everything = sorted(many["names"] + many["files"])
+    one = client.call("symbol.complete", session=session, prefix="_", limit=1)
+    assert one["names"] + one["files"] == everything[:1]
+    assert one["complete"] is False
+    ten = client.call("symbol.complete", session=session, prefix="_",
+                      limit=10)
+    assert sorted(ten["names"] + ten["files"]) == everything[:10]
+    assert ten["complete"] is False
+    # The default limit is 200.
+    default = client.call("symbol.complete", session=session, prefix="")
+    assert len(default["names"]) + len(default["files"]) == 200
+    assert default["complete"] is False
+
+
+def test_symbol_complete_refuses_bad_params(client):
+    session = launch(client, "basic")["session"]
+    for params in ({"prefix": "outer", "limit": 0},
+                   {"prefix": "outer", "limit": 10001},
+                   {"prefix": "outer", "limit": "10"},
+                   {"prefix": 5},
+                   {}):
+        with pytest.raises(RpcError) as refused:
+            client.call("symbol.complete", session=session, **params)
+        assert refused.value.code == -32602, params
+
+
+def test_symbol_complete_needs_no_stop_and_no_control(daemon):
+    controller = daemon.connect()
+    observer = daemon.connect()
+    session = launch(controller, "spin")["session"]
+    controller.call("continue", session=session)
+    observer.call("session.join", session=session)
+    threads = observer.call("threads", session=session)
+    assert [t["state"] for t in threads] == ["running"]
+    found = observer.call("symbol.complete", session=session, prefix="tic")
+    assert "tick" in found["names"], found
+
+
 def test_condition_numbers_are_decimal_or_hex(client):
     session = launch(client, "basic")["session"]
     # "020" is twenty, never octal sixteen; 0x14 is twenty, too.
