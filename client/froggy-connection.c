@@ -254,8 +254,10 @@ body_read (GObject      *object,
       return;
     }
   self->length = 0;
-  g_signal_emit (self, signals[MESSAGE], 0, json_parser_get_root (parser));
+  /* Read on before a handler runs: one that waits for an answer (a
+   * nested main loop) must see it come. */
   read_header (self);
+  g_signal_emit (self, signals[MESSAGE], 0, json_parser_get_root (parser));
 }
 
 static void
