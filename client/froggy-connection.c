@@ -12,6 +12,7 @@
 #include <gio/gunixsocketaddress.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "froggy-connection.h"
 
@@ -118,6 +119,15 @@ connect_to (const char  *path,
   return g_socket_client_connect (client, G_SOCKET_CONNECTABLE (address), NULL, error);
 }
 
+/* In the daemon, before its exec: a session of its own, so that the
+ * Ctrl-C typed at our terminal (which stops the program being debugged)
+ * never reaches it. */
+static void
+leave_our_session (gpointer user_data)
+{
+  setsid ();
+}
+
 /* Nobody listens on @path: start froggyd there, in the background (GLib
  * double-forks, so it outlives us), and wait for it to listen. */
 static GSocketConnection *
@@ -136,7 +146,7 @@ start_daemon_and_connect (const char  *path,
     }
   if (!g_spawn_async (NULL, (char **) argv, NULL,
                       G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
-                      NULL, NULL, NULL, &local_error))
+                      leave_our_session, NULL, NULL, &local_error))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
                    "starting %s: %s", daemon, local_error->message);

@@ -94,7 +94,7 @@ struct _FroggyShell
   /* The terminal */
   gboolean           interactive;
   gboolean           at_prompt;     /* readline shows the prompt */
-  GSource           *input_source;
+  guint              input_watch;   /* on standard input */
   GString           *pending_input; /* a piped line not ended yet */
   char              *repeatable;    /* what an empty line repeats */
   guint              interrupt_source;
@@ -2725,11 +2725,19 @@ froggy_shell_launch (FroggyShell         *self,
   g_autofree char *cwd = g_get_current_dir ();
   g_autofree char *joined = g_strjoinv (" ", (char **) argv);
   g_autofree char *stdio = NULL;
+  g_autofree char *program = NULL;
 
   g_return_val_if_fail (FROGGY_IS_SHELL (self), FALSE);
   g_return_val_if_fail (argv != NULL && argv[0] != NULL, FALSE);
 
-  for (guint i = 0; argv[i] != NULL; i++)
+  /* The daemon has its own working directory and PATH: name the
+   * program as we find it, from ours. */
+  if (strchr (argv[0], '/') != NULL)
+    program = g_canonicalize_filename (argv[0], cwd);
+  else
+    program = g_find_program_in_path (argv[0]);
+  json_array_add_string_element (arguments, program ? program : argv[0]);
+  for (guint i = 1; argv[i] != NULL; i++)
     json_array_add_string_element (arguments, argv[i]);
   for (guint i = 0; environ_copy[i] != NULL; i++)
     json_array_add_string_element (environment, environ_copy[i]);
@@ -2953,7 +2961,7 @@ on_piped_input (int          fd,
         run_line (self, self->pending_input->str);
       if (!self->quit)
         cmd_quit (self, "");
-      self->input_source = NULL;
+      self->input_watch = 0;
       return G_SOURCE_REMOVE;
     }
   g_string_append_len (self->pending_input, buffer, done);
@@ -2966,7 +2974,7 @@ on_piped_input (int          fd,
     }
   if (self->quit)
     {
-      self->input_source = NULL;
+      self->input_watch = 0;
       return G_SOURCE_REMOVE;
     }
   return G_SOURCE_CONTINUE;
@@ -2995,12 +3003,12 @@ froggy_shell_run (FroggyShell *self)
       read_history (self->history_path);
       rl_callback_handler_install (PROMPT, on_readline_line);
       self->at_prompt = TRUE;
-      g_unix_fd_add (STDIN_FILENO, G_IO_IN | G_IO_HUP | G_IO_ERR, on_terminal_input, self);
+      self->input_watch = g_unix_fd_add (STDIN_FILENO, G_IO_IN | G_IO_HUP | G_IO_ERR, on_terminal_input, self);
     }
   else
     {
       self->pending_input = g_string_new (NULL);
-      g_unix_fd_add (STDIN_FILENO, G_IO_IN | G_IO_HUP | G_IO_ERR, on_piped_input, self);
+      self->input_watch = g_unix_fd_add (STDIN_FILENO, G_IO_IN | G_IO_HUP | G_IO_ERR, on_piped_input, self);
     }
 
   g_main_loop_run (self->loop);
@@ -3012,7 +3020,7 @@ froggy_shell_run (FroggyShell *self)
       if (write_history (self->history_path) != 0)
         g_debug ("cannot write %s", self->history_path);
     }
-  g_source_remove_by_user_data (self);
+  g_clear_handle_id (&self->input_watch, g_source_remove);
   reading_shell = NULL;
   return froggy_daemon_proxy_is_closed (self->daemon) ? 1 : 0;
 }

@@ -38,7 +38,7 @@ def shell(daemon, home):
     opened = []
 
     def start(*args, options=()):
-        env = dict(os.environ, HOME=str(home), TERM="dumb")
+        env = dict(os.environ, HOME=str(home), TERM="dumb", G_DEBUG="fatal-criticals")
         argv = [FROGGY, "--socket", daemon.socket, *options, *args]
         opened.append(Terminal(argv, env=env))
         opened[-1].first = opened[-1].prompt()
@@ -221,8 +221,10 @@ def test_attach_batch_commands_and_detach(daemon, spawn, tmp_path):
     commands.write_text("break leaf\ncontinue\nbacktrace 3\nprint $rdi\n")
     done = subprocess.run([FROGGY, "--socket", daemon.socket, "attach", str(spinner.pid),
                            "-x", str(commands), "--batch", "-ex", "info threads"],
-                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+                          env=dict(os.environ, G_DEBUG="fatal-criticals"))
     assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stderr == ""
     out = done.stdout
     assert out.startswith(f"Attaching to process {spinner.pid}\n")
     assert re.search(rf"Thread {spinner.pid} hit Breakpoint 1, leaf \(\) at debuggee.c:{mark('leaf-first')}", out)
