@@ -95,6 +95,8 @@ struct _FroggyShell
   gboolean           interactive;
   gboolean           at_prompt;     /* readline shows the prompt */
   guint              input_watch;   /* on standard input */
+  guint              input_held;    /* input_hold() depth */
+  gboolean           input_was_watched;
   GString           *pending_input; /* a piped line not ended yet */
   char              *repeatable;    /* what an empty line repeats */
   guint              interrupt_source;
@@ -709,6 +711,10 @@ say_event (FroggyShell *self,
     say (self, "[%" G_GINT64_FORMAT " events lost]\n", member_int (event, "count", 0));
 }
 
+static void stop_all (FroggyShell *self);
+static void input_hold (FroggyShell *self);
+static void input_release (FroggyShell *self);
+
 static void
 on_event (FroggyDaemonProxy *daemon,
           JsonNode          *node,
@@ -716,6 +722,7 @@ on_event (FroggyDaemonProxy *daemon,
 {
   JsonObject *event = json_node_get_object (node);
   const char *reason = member_string (event, "reason");
+  gboolean held;
 
   if (reason == NULL)
     return;
@@ -747,6 +754,12 @@ on_event (FroggyDaemonProxy *daemon,
       g_clear_pointer (&self->frames, json_array_unref);
       self->selected_frame = 0;
     }
+  /* What follows may wait for the daemon: no command typed at the prompt
+   * may start meanwhile.  (During a command, the input's source is the
+   * one being dispatched: GLib does not dispatch it again.) */
+  held = self->at_prompt;
+  if (held)
+    input_hold (self);
   say_event (self, event);
   if (member_bool (event, "stopped"))
     {
@@ -755,8 +768,16 @@ on_event (FroggyDaemonProxy *daemon,
       if (self->waiting && self->stop_event == NULL)
         self->stop_event = json_object_ref (event);
       else if (!self->waiting && !self->stopping_all)
-        self->thread = member_int (event, "thread", self->thread);
+        {
+          /* A stop while the program ran in the background (continue &):
+           * all-stop, as in the foreground. */
+          self->thread = member_int (event, "thread", self->thread);
+          if (self->running)
+            stop_all (self);
+        }
     }
+  if (held)
+    input_release (self);
 }
 
 static void
@@ -790,10 +811,28 @@ stop_all (FroggyShell *self)
 /* Waits until a thread stops or the session ends; then stops the other
  * threads and selects the one that stopped.  Ctrl-C stops them all
  * meanwhile (on_interrupt_signal). */
+/* Before the request that lets the program run: a stop that comes
+ * before its answer is the one waited for. */
+static void
+expect_stop (FroggyShell *self)
+{
+  g_clear_pointer (&self->stop_event, json_object_unref);
+  self->waiting = TRUE;
+  self->running = TRUE;
+  g_clear_pointer (&self->frames, json_array_unref);
+}
+
+/* The request failed: nothing runs. */
+static void
+expect_no_stop (FroggyShell *self)
+{
+  self->waiting = FALSE;
+  self->running = FALSE;
+}
+
 static gboolean
 wait_for_stop (FroggyShell *self)
 {
-  g_clear_pointer (&self->stop_event, json_object_unref);
   self->waiting = TRUE;
   while (self->stop_event == NULL && self->session != 0 &&
          !froggy_daemon_proxy_is_closed (self->daemon))
@@ -1596,13 +1635,17 @@ cmd_catch (FroggyShell *self,
 
 static gboolean
 resume (FroggyShell *self,
-        JsonObject  *params,
+        JsonObject  *with_signal,
         gboolean     background)
 {
-  if (!call_ok (self, "continue", params, NULL))
-    return FALSE;
-  self->running = TRUE;
-  g_clear_pointer (&self->frames, json_array_unref);
+  expect_stop (self);
+  self->waiting = !background;
+  if ((with_signal != NULL && !call_ok (self, "continue", with_signal, NULL)) ||
+      !call_ok (self, "continue", session_params (self), NULL))
+    {
+      expect_no_stop (self);
+      return FALSE;
+    }
   if (self->interrupt_pending)
     {
       self->interrupt_pending = FALSE;
@@ -1620,6 +1663,7 @@ cmd_continue (FroggyShell *self,
 {
   g_autofree char *rest = g_strstrip (g_strdup (args));
   gboolean background = g_str_has_suffix (rest, "&");
+  JsonObject *with_signal = NULL;
 
   if (!need_stopped (self))
     return FALSE;
@@ -1629,19 +1673,19 @@ cmd_continue (FroggyShell *self,
   if (rest[0] != '\0')
     {
       int signal = parse_signal (rest);
-      JsonObject *params;
 
       if (signal < 0)
         FAIL (self, "Unknown signal \"%s\" (continue takes a signal to deliver, or nothing).", rest);
-      say (self, "Continuing with %s.\n", signal ? sigabbrev_np (signal) : "no signal");
-      params = thread_params (self);
-      json_object_set_int_member (params, "signal", signal);
-      if (!call_ok (self, "continue", params, NULL))
-        return FALSE;
+      if (signal != 0)
+        say (self, "Continuing with signal SIG%s.\n", sigabbrev_np (signal));
+      else
+        say (self, "Continuing with no signal.\n");
+      with_signal = thread_params (self);
+      json_object_set_int_member (with_signal, "signal", signal);
     }
   else
     say (self, "Continuing.\n");
-  return resume (self, session_params (self), background);
+  return resume (self, with_signal, background);
 }
 
 static gboolean
@@ -1685,10 +1729,12 @@ step (FroggyShell *self,
     return FALSE;
   params = thread_params (self);
   json_object_set_string_member (params, "kind", kind);
+  expect_stop (self);
   if (!call_ok (self, "step", params, NULL))
-    return FALSE;
-  g_clear_pointer (&self->frames, json_array_unref);
-  self->running = TRUE;
+    {
+      expect_no_stop (self);
+      return FALSE;
+    }
   wait_for_stop (self);
   return TRUE;
 }
@@ -2930,6 +2976,35 @@ on_readline_line (char *line)
     rl_callback_handler_remove ();
   else
     self->at_prompt = TRUE;
+}
+
+static gboolean on_piped_input (int fd, GIOCondition condition, gpointer user_data);
+static gboolean on_terminal_input (int fd, GIOCondition condition, gpointer user_data);
+
+/* Stops reading the input while an event is handled at the prompt: a
+ * line typed meanwhile waits its turn. */
+static void
+input_hold (FroggyShell *self)
+{
+  if (self->input_held++ == 0 && self->input_watch != 0)
+    {
+      g_source_remove (self->input_watch);
+      self->input_watch = 0;
+      self->input_was_watched = TRUE;
+    }
+}
+
+static void
+input_release (FroggyShell *self)
+{
+  g_assert (self->input_held > 0);
+  if (--self->input_held == 0 && self->input_was_watched)
+    {
+      self->input_was_watched = FALSE;
+      self->input_watch = g_unix_fd_add (STDIN_FILENO, G_IO_IN | G_IO_HUP | G_IO_ERR,
+                                         self->interactive ? on_terminal_input : on_piped_input,
+                                         self);
+    }
 }
 
 static gboolean

@@ -267,6 +267,34 @@ def test_errors_are_one_line_and_the_shell_goes_on(shell):
     assert out.startswith("Breakpoint 1 at ")
 
 
+def test_a_stop_in_the_background_is_printed_over_the_prompt(shell):
+    froggy = shell("run", DEBUGGEE, "basic")
+    froggy.command("break leaf")
+    out = froggy.command("continue &")
+    assert out == "Continuing.\n"
+    # The prompt is back while it runs; the hit comes over it.
+    froggy.expect(rf"Thread \d+ hit Breakpoint 1, leaf \(\) at debuggee.c:{mark('leaf-first')}\n")
+    froggy.prompt()
+    assert froggy.command("print $rdi") == "$1 = 21\n"
+    assert "exited normally" in froggy.command("continue")
+
+
+def test_a_signal_stops_and_continue_chooses_what_is_delivered(shell):
+    # debuggee signal raises SIGUSR1 and exits with the number its
+    # handler saw.
+    froggy = shell("run", DEBUGGEE, "signal")
+    out = froggy.command("continue")
+    assert re.search(r"Thread \d+ received signal SIGUSR1, User defined signal 1.\n", out), out
+    out = froggy.command("continue 0")
+    assert out.startswith("Continuing with no signal.\n") and "exited normally" in out, out
+
+    again = shell("run", DEBUGGEE, "signal")
+    again.command("c")
+    out = again.command("signal SIGUSR1")
+    assert out.startswith("Continuing with signal SIGUSR1.\n")
+    assert re.search(r"\[Process \d+ exited with code 1\]", out), out
+
+
 def test_ctrl_c_interrupts_the_running_program(shell):
     froggy = shell("run", DEBUGGEE, "spin")
     froggy.send("continue\n")
