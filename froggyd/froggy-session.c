@@ -2731,7 +2731,11 @@ on_breakpoint (FroggySession *self,
    * will run. */
   if (!froggy_device_get_regs (self->device, thread->id, &regs, &error))
     {
-      g_warning ("thread %d at a breakpoint: %s", thread->tid, error->message);
+      /* Killed as it trapped: its death record comes next. */
+      if (g_error_matches (error, FROGGY_ERROR, FROGGY_ERROR_NO_THREAD))
+        g_debug ("thread %d at a breakpoint is dying", thread->tid);
+      else
+        g_warning ("thread %d at a breakpoint: %s", thread->tid, error->message);
       return;
     }
   regs.rip = pc;

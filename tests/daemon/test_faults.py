@@ -1,0 +1,89 @@
+"""Faults the daemon must survive or leave no trace of (the short subset
+of the hardening cases that runs in every check)."""
+
+import os
+import subprocess
+
+from daemon_support import BUILD, Daemon, process_state, wait_for
+
+MANY_THREADS = os.path.join(BUILD, "bench", "many_threads")
+
+
+def tracer_pid(tid):
+    with open(f"/proc/{tid}/status") as status:
+        return int([line.split()[1] for line in status if line.startswith("TracerPid:")][0])
+
+
+def test_a_killed_daemon_lets_100_stopped_threads_run_on():
+    """SIGKILL, no clean-up: closing the device must release every
+    stopped thread of 10 processes, none left stopped or zombie."""
+    processes = []
+    daemon = Daemon()
+    try:
+        for _ in range(10):
+            process = subprocess.Popen([MANY_THREADS, "10"], stdout=subprocess.PIPE, text=True)
+            assert process.stdout.readline().strip() == "ready"
+            processes.append(process)
+        client = daemon.connect()
+        for process in processes:
+            attached = client.call("attach", pid=process.pid, timeout=300)
+            assert len(attached["threads"]) == 10
+        tasks = [int(t) for p in processes for t in os.listdir(f"/proc/{p.pid}/task")]
+        assert len(tasks) == 100
+        assert all(process_state(t) in ("t", "T") for t in tasks)
+
+        daemon.process.kill()
+        assert daemon.process.wait(timeout=60) == -9
+        for tid in tasks:
+            wait_for(lambda: process_state(tid) == "S", what=f"task {tid} to wait again")
+            assert tracer_pid(tid) == 0
+        # Every process is alive and whole; none became a zombie.
+        for process in processes:
+            assert process.poll() is None
+            assert len(os.listdir(f"/proc/{process.pid}/task")) == 10
+    finally:
+        for process in processes:
+            process.kill()
+            process.wait()
+        if daemon.process.poll() is None:
+            daemon.process.kill()
+            daemon.process.wait()
+
+
+def test_a_tracee_killed_while_stopped_is_reaped_by_its_parent(froggyd, spawn):
+    """SIGKILL at a breakpoint, during a step and at a system call stop:
+    the real parent (this test) reaps it, killed by signal 9, and the
+    daemon reports the exit and ends the session."""
+    daemon = froggyd()
+    client = daemon.connect()
+
+    def killed(process, session):
+        process.send_signal(9)
+        assert process.wait(timeout=60) == -9
+        end = client.wait_event("exit", session=session, thread=process.pid)
+        assert end["termsig"] == 9
+        client.wait_event("session-ended", session=session)
+
+    at_breakpoint = spawn("spin")
+    session = client.call("attach", pid=at_breakpoint.pid)["session"]
+    client.call("breakpoint.insert", session=session, location="leaf")
+    client.call("continue", session=session)
+    client.wait_event("breakpoint-hit", session=session)
+    killed(at_breakpoint, session)
+
+    stepping = spawn("spin")
+    session = client.call("attach", pid=stepping.pid)["session"]
+    inserted = client.call("breakpoint.insert", session=session, location="leaf")
+    client.call("continue", session=session)
+    client.wait_event("breakpoint-hit", session=session)
+    client.call("breakpoint.remove", session=session, id=inserted["id"])
+    client.call("step", session=session, thread=stepping.pid, kind="line")
+    killed(stepping, session)
+
+    in_syscall = spawn("spin")
+    session = client.call("attach", pid=in_syscall.pid)["session"]
+    client.call("catch", session=session, kind="syscall", syscalls=["clock_nanosleep"])
+    client.call("continue", session=session)
+    entry = client.wait_event("syscall-entry", session=session)
+    assert entry["name"] == "clock_nanosleep" and entry["stopped"]
+    killed(in_syscall, session)
