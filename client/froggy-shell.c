@@ -737,8 +737,7 @@ on_event (FroggyDaemonProxy *daemon,
     {
       self->session = 0;
       self->running = FALSE;
-      g_clear_pointer (&self->points, g_ptr_array_unref);
-      self->points = g_ptr_array_new_with_free_func ((GDestroyNotify) point_free);
+      g_ptr_array_set_size (self->points, 0);
       if (!self->waiting && self->at_prompt)
         say (self, "[Session ended]\n");
       return;
@@ -845,6 +844,13 @@ wait_for_stop (FroggyShell *self)
   return TRUE;
 }
 
+/* Ctrl-C: stop every thread, without waiting; the stops are events. */
+static void
+request_stop (FroggyShell *self)
+{
+  froggy_daemon_proxy_call_async (self->daemon, "stop", session_params (self), NULL, NULL, NULL);
+}
+
 static gboolean
 on_interrupt_signal (gpointer user_data)
 {
@@ -852,7 +858,7 @@ on_interrupt_signal (gpointer user_data)
 
   if (self->session != 0 && (self->running || self->waiting))
     {
-      froggy_daemon_proxy_call_async (self->daemon, "stop", session_params (self), NULL, NULL, NULL);
+      request_stop (self);
       return G_SOURCE_CONTINUE;
     }
   /* A command on its way to letting the program run: it stops it once
@@ -1443,6 +1449,22 @@ point_insert_in_daemon (FroggyShell *self,
   return TRUE;
 }
 
+/* A new watch- or catchpoint: into the daemon, then numbered and kept
+ * (freed if the daemon refused it). */
+static gboolean
+point_add_new (FroggyShell *self,
+               Point       *point)
+{
+  if (!point_insert_in_daemon (self, point))
+    {
+      point_free (point);
+      return FALSE;
+    }
+  point->number = self->next_point++;
+  g_ptr_array_add (self->points, point);
+  return TRUE;
+}
+
 /* "(long *) EXPR" -> 8, and EXPR after it; no cast -> @fallback. */
 static guint
 parse_pointer_cast (const char  *text,
@@ -1526,13 +1548,8 @@ cmd_watch_common (FroggyShell *self,
   point->watch_length = length;
   point->watch_reads = reads;
   point->enabled = TRUE;
-  if (!point_insert_in_daemon (self, point))
-    {
-      point_free (point);
-      return FALSE;
-    }
-  point->number = self->next_point++;
-  g_ptr_array_add (self->points, point);
+  if (!point_add_new (self, point))
+    return FALSE;
   say (self, "Hardware %swatchpoint %u: %s\n", reads ? "access (read/write) " : "", point->number,
        expression);
   return TRUE;
@@ -1620,13 +1637,8 @@ cmd_catch (FroggyShell *self,
   point->catch_names = any ? NULL : g_strv_builder_end (names);
   point->catch_params = json_object_ref (params);
   point->enabled = TRUE;
-  if (!point_insert_in_daemon (self, point))
-    {
-      point_free (point);
-      return FALSE;
-    }
-  point->number = self->next_point++;
-  g_ptr_array_add (self->points, point);
+  if (!point_add_new (self, point))
+    return FALSE;
   say (self, "Catchpoint %u (%s)\n", point->number, point->what);
   return TRUE;
 }
@@ -1649,7 +1661,7 @@ resume (FroggyShell *self,
   if (self->interrupt_pending)
     {
       self->interrupt_pending = FALSE;
-      froggy_daemon_proxy_call_async (self->daemon, "stop", session_params (self), NULL, NULL, NULL);
+      request_stop (self);
     }
   if (background)
     return TRUE;
@@ -2875,18 +2887,19 @@ complete_line (const char *text,
   g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
   g_autofree char *before = g_strndup (rl_line_buffer, start);
   g_autofree char *word = NULL;
+  /* "*main", "&watched": the symbol after the sign */
+  const char *prefix = text[0] == '*' || text[0] == '&' ? text + 1 : text;
+  gboolean asks_daemon = FALSE;
   const char *args;
   char **matches;
 
   rl_attempted_completion_over = 1;
   g_strchug (before);
   word = split_command (before, &args);
-  if (word[0] == '\0')
+  if (word[0] == '\0' || g_str_equal (word, "help") || g_str_equal (word, "h"))
     {
       for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
         g_strv_builder_add (builder, commands[i].name);
-      g_clear_pointer (&self->completions, g_strfreev);
-      self->completions = g_strv_builder_end (builder);
     }
   else if (text[0] == '$')
     {
@@ -2897,27 +2910,23 @@ complete_line (const char *text,
           g_strv_builder_add (builder, name);
         }
       g_strv_builder_add_many (builder, "$pc", "$sp", "$fp", NULL);
-      g_clear_pointer (&self->completions, g_strfreev);
-      self->completions = g_strv_builder_end (builder);
     }
   else if ((g_str_equal (word, "info") || g_str_equal (word, "i")) && args[0] == '\0')
     {
       for (guint i = 0; i < G_N_ELEMENTS (info_commands); i++)
         g_strv_builder_add (builder, info_commands[i].name);
-      g_clear_pointer (&self->completions, g_strfreev);
-      self->completions = g_strv_builder_end (builder);
-    }
-  else if (g_str_equal (word, "help") || g_str_equal (word, "h"))
-    {
-      for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
-        g_strv_builder_add (builder, commands[i].name);
-      g_clear_pointer (&self->completions, g_strfreev);
-      self->completions = g_strv_builder_end (builder);
     }
   else
-    complete_from_daemon (self, text[0] == '*' || text[0] == '&' ? text + 1 : text);
+    asks_daemon = TRUE;
 
-  matches = rl_completion_matches (text[0] == '*' || text[0] == '&' ? text + 1 : text, complete_from_list);
+  if (asks_daemon)
+    complete_from_daemon (self, prefix);
+  else
+    {
+      g_clear_pointer (&self->completions, g_strfreev);
+      self->completions = g_strv_builder_end (builder);
+    }
+  matches = rl_completion_matches (prefix, complete_from_list);
   /* "debuggee.c:" waits for its line number. */
   rl_completion_suppress_append = matches != NULL && matches[1] == NULL && g_str_has_suffix (matches[0], ":");
   return matches;

@@ -46,27 +46,17 @@ typedef struct
   GPtrArray *startup;   /* "-x FILE" and "-ex COMMAND", in order, as "x:FILE" / "ex:COMMAND" */
 } Options;
 
+/* -x FILE and --ex COMMAND, kept in the order given. */
 static gboolean
-add_command_file (const char  *name,
-                  const char  *value,
-                  gpointer     data,
-                  GError     **error)
-{
-  Options *options = data;
-
-  g_ptr_array_add (options->startup, g_strconcat ("x:", value, NULL));
-  return TRUE;
-}
-
-static gboolean
-add_command (const char  *name,
+add_startup (const char  *name,
              const char  *value,
              gpointer     data,
              GError     **error)
 {
   Options *options = data;
 
-  g_ptr_array_add (options->startup, g_strconcat ("ex:", value, NULL));
+  g_ptr_array_add (options->startup,
+                   g_strconcat (g_str_equal (name, "--ex") ? "ex:" : "x:", value, NULL));
   return TRUE;
 }
 
@@ -190,9 +180,9 @@ main (int   argc,
       "The daemon's socket (default: $XDG_RUNTIME_DIR/froggyd.sock)", "PATH" },
     { "no-start", 0, 0, G_OPTION_ARG_NONE, &options.no_start,
       "Do not start froggyd when none listens", NULL },
-    { "command", 'x', 0, G_OPTION_ARG_CALLBACK, add_command_file,
+    { "command", 'x', 0, G_OPTION_ARG_CALLBACK, add_startup,
       "Run the shell commands in FILE first", "FILE" },
-    { "ex", 0, 0, G_OPTION_ARG_CALLBACK, add_command,
+    { "ex", 0, 0, G_OPTION_ARG_CALLBACK, add_startup,
       "Run one shell command first (also -ex; may be repeated)", "COMMAND" },
     { "batch", 0, 0, G_OPTION_ARG_NONE, &options.batch,
       "Leave after the -x and -ex commands (the program is detached, or killed if started)", NULL },
