@@ -27,6 +27,7 @@
 
 #include "kselftest_harness.h"
 #include "utrace_util.h"
+#include "utrace_tracee.h"
 
 /* Under TCG, stepping and stopping 50 threads takes a while. */
 #undef TEST_TIMEOUT_DEFAULT
@@ -38,77 +39,6 @@
 static volatile long tracee_global = 0x1122334455667788;
 static volatile long watched;
 static volatile int usr1_count, usr2_count;
-
-struct tracee {
-	pid_t pid;
-	int go;
-};
-
-/* Fork a tracee that runs @fn once it gets its "go". */
-static struct tracee start_tracee(int (*fn)(void))
-{
-	struct tracee t;
-	int pipefd[2];
-	char c;
-
-	if (pipe(pipefd))
-		abort();
-	t.pid = fork();
-	if (t.pid == 0) {
-		close(pipefd[1]);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (read(pipefd[0], &c, 1) != 1)
-			_exit(100);
-		_exit(fn());
-	}
-	close(pipefd[0]);
-	t.go = pipefd[1];
-	return t;
-}
-
-/* Wait until the tracee sleeps in read() for its "go". */
-static void wait_blocked(struct tracee *t)
-{
-	char path[64], line[128];
-	int i, fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/syscall", t->pid);
-	for (i = 0; i < 2000; i++) {
-		fd = open(path, O_RDONLY);
-		if (fd >= 0) {
-			ssize_t n = read(fd, line, sizeof(line) - 1);
-
-			close(fd);
-			if (n > 2 && line[0] == '0' && line[1] == ' ')
-				return;
-		}
-		usleep(10000);
-	}
-	abort();
-}
-
-static void go(struct tracee *t)
-{
-	if (write(t->go, "g", 1) != 1)
-		abort();
-}
-
-/* The exit status of a tracee, or -1 if it did not exit normally. */
-static int reap(struct tracee *t)
-{
-	int status;
-
-	close(t->go);
-	if (waitpid(t->pid, &status, 0) != t->pid)
-		return -2;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-static void kill_tracee(struct tracee *t)
-{
-	kill(t->pid, SIGKILL);
-	reap(t);
-}
 
 /* Spin in a run of one-byte nops. */
 extern char spin_start[], spin_end[];
@@ -815,6 +745,11 @@ TEST(bad_threads_and_states)
 	EXPECT_EQ(-EINVAL, utrace_attach(fd, t.pid, 0, 1ULL << 40, 0, NULL));
 	EXPECT_EQ(-EINVAL, utrace_attach(fd, t.pid, 0, 0,
 					 UTRACE_EVMASK(UTRACE_EV_EXEC), NULL));
+	/* Our own process, as ptrace refuses it: it would stop its reader. */
+	EXPECT_EQ(-EPERM, utrace_attach(fd, getpid(), UTRACE_ATTACH_STOP, 0,
+					0, NULL));
+	EXPECT_EQ(-EPERM, utrace_attach(fd, gettid(), UTRACE_ATTACH_GROUP, 0,
+					0, NULL));
 
 	go(&t);
 	ASSERT_EQ(0, utrace_attach(fd, t.pid, 0, 0, 0, &id));
@@ -943,33 +878,6 @@ TEST(poll_fdinfo_and_hangup)
 	free(r);
 }
 
-/*
- * Become @uid.  Changing credentials makes a process undumpable, which
- * only CAP_SYS_PTRACE could trace: make it dumpable again, so that the
- * tests see the uid and Yama rules alone.
- */
-static int become(uid_t uid)
-{
-	if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
-		return -1;
-	return prctl(PR_SET_DUMPABLE, 1);
-}
-
-/* Run @fn in a child as user @uid; its exit status, or -1. */
-static int as_user(uid_t uid, int (*fn)(void *), void *arg)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		if (become(uid))
-			_exit(100);
-		_exit(fn(arg));
-	}
-	waitpid(pid, &status, 0);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 static int attach_errno(void *arg)
 {
 	int fd = utrace_open();
@@ -1006,17 +914,6 @@ static int spin_as_other(void)
 	if (become(65533))
 		return 100;
 	return spin_fn();
-}
-
-static int write_file(const char *path, const char *value)
-{
-	int fd = open(path, O_WRONLY), ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, value, strlen(value)) == (ssize_t)strlen(value);
-	close(fd);
-	return ok ? 0 : -1;
 }
 
 TEST(permission_is_ptrace_permission)
