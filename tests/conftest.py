@@ -7,6 +7,19 @@ import pytest
 from guest import BUILD
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--stress-scale", type=int, default=1, metavar="N",
+        help="multiply the iterations of the stress tests (tests/stress) by N; "
+             "1, the short run of every check, unless qemu/check --stress")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests that change the machine for good (Yama's ptrace_scope 3 cannot
+    be lowered again) run after every other test."""
+    items.sort(key=lambda item: item.get_closest_marker("last_in_boot") is not None)
+
+
 def pytest_sessionstart(session):
     if os.environ.get("FROGGY_GUEST") != "1":
         raise pytest.UsageError(
@@ -29,6 +42,11 @@ def pytest_sessionfinish(session, exitstatus):
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     if reporter and reporter.stats.get("skipped") and exitstatus == 0:
         session.exitstatus = 1
+
+
+@pytest.fixture(scope="session")
+def stress_scale(request):
+    return request.config.getoption("stress_scale")
 
 
 @pytest.fixture(scope="session")

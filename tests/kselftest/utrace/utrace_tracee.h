@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Tracees for the /dev/utrace selftests: a forked child that runs a
+ * function once the test writes its "go", so the test can attach first.
+ */
+#ifndef UTRACE_TRACEE_H
+#define UTRACE_TRACEE_H
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
+struct tracee {
+	pid_t pid;
+	int go;
+};
+
+/* Fork a tracee that runs @fn once it gets its "go". */
+static inline struct tracee start_tracee(int (*fn)(void))
+{
+	struct tracee t;
+	int pipefd[2];
+	char c;
+
+	if (pipe(pipefd))
+		abort();
+	t.pid = fork();
+	if (t.pid == 0) {
+		close(pipefd[1]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (read(pipefd[0], &c, 1) != 1)
+			_exit(100);
+		_exit(fn());
+	}
+	close(pipefd[0]);
+	t.go = pipefd[1];
+	return t;
+}
+
+/* Wait until the tracee sleeps in read() for its "go". */
+static inline void wait_blocked(struct tracee *t)
+{
+	char path[64], line[128];
+	int i, fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", t->pid);
+	for (i = 0; i < 2000; i++) {
+		fd = open(path, O_RDONLY);
+		if (fd >= 0) {
+			ssize_t n = read(fd, line, sizeof(line) - 1);
+
+			close(fd);
+			if (n > 2 && line[0] == '0' && line[1] == ' ')
+				return;
+		}
+		usleep(10000);
+	}
+	abort();
+}
+
+static inline void go(struct tracee *t)
+{
+	if (write(t->go, "g", 1) != 1)
+		abort();
+}
+
+/* The exit status of a tracee, or -1 if it did not exit normally. */
+static inline int reap(struct tracee *t)
+{
+	int status;
+
+	close(t->go);
+	if (waitpid(t->pid, &status, 0) != t->pid)
+		return -2;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static inline void kill_tracee(struct tracee *t)
+{
+	kill(t->pid, SIGKILL);
+	reap(t);
+}
+
+/*
+ * Become @uid.  Changing credentials makes a process undumpable, which
+ * only CAP_SYS_PTRACE could trace: make it dumpable again, so that the
+ * tests see the uid and Yama rules alone.
+ */
+static inline int become(uid_t uid)
+{
+	if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+		return -1;
+	return prctl(PR_SET_DUMPABLE, 1);
+}
+
+/* Run @fn in a child as user @uid; its exit status, or -1. */
+static inline int as_user(uid_t uid, int (*fn)(void *), void *arg)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (become(uid))
+			_exit(100);
+		_exit(fn(arg));
+	}
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static inline int write_file(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, value, strlen(value)) == (ssize_t)strlen(value);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+#endif /* UTRACE_TRACEE_H */
