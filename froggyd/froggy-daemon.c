@@ -21,6 +21,7 @@
 
 #include "froggy-daemon.h"
 #include "froggy-error.h"
+#include "froggy-message-guard.h"
 #include "froggy-params.h"
 #include "froggy-peer.h"
 #include "froggy-session.h"
@@ -1199,9 +1200,16 @@ froggy_daemon_incoming (FroggyDaemon      *self,
                         GObject           *source_object,
                         GSocketService    *service)
 {
+  GIOStream *io_stream = G_IO_STREAM (connection);
+  g_autoptr(GInputStream) guarded = froggy_message_guard_new (g_io_stream_get_input_stream (io_stream));
+  g_autoptr(GIOStream) stream = g_simple_io_stream_new (guarded, g_io_stream_get_output_stream (io_stream));
+
+  /* Disposing of a connection closes it: it lives as long as its stream. */
+  g_object_set_data_full (G_OBJECT (stream), "froggy-connection",
+                          g_object_ref (connection), g_object_unref);
   /* "client-accepted" is emitted from inside the accept call. */
   self->accepting = connection;
-  jsonrpc_server_accept_io_stream (self->server, G_IO_STREAM (connection));
+  jsonrpc_server_accept_io_stream (self->server, stream);
   self->accepting = NULL;
   return TRUE;
 }

@@ -152,6 +152,35 @@ def test_huge_messages(daemon):
     still_serves(daemon)
 
 
+def test_deep_nesting_and_endless_headers_end_only_that_connection(daemon):
+    client = daemon.connect()
+    # 64 levels in all are allowed (and the param refused)...
+    nested = "[" * 62 + "]" * 62
+    client.send_raw('{"jsonrpc":"2.0","id":9,"method":"threads","params":{"session":%s}}' % nested)
+    with pytest.raises(RpcError) as refused:
+        client.finish(9)
+    assert refused.value.code == -32602
+    # ...one more is not.  json-glib parses by recursion: 16 MiB of "["
+    # would overflow the daemon's stack.
+    for depth in (63, 4 << 20):
+        deep = daemon.connect()
+        nested = "[" * depth + "]" * depth
+        with pytest.raises(Disconnected):
+            deep.send_raw('{"jsonrpc":"2.0","id":9,"method":"threads","params":{"session":%s}}'
+                          % nested)
+            deep.finish(9, timeout=60)
+    # A header line that never ends, a GVariant body.
+    for raw in (b"Content-Length: 5" + b" " * 20000,
+                b"Content-Type: application/gvariant\r\nContent-Length: 4\r\n\r\nabcd"):
+        bad = daemon.connect()
+        bad.sock.sendall(raw)
+        with pytest.raises(Disconnected):
+            bad.call("session.list", timeout=60)
+    assert "nested deeper than 64 levels" in daemon.log()
+    assert "headers longer than 8192 bytes" in daemon.log()
+    still_serves(daemon)
+
+
 def test_a_flooding_client_that_never_reads_is_cut_off(daemon):
     flooder = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     flooder.connect(daemon.socket)
