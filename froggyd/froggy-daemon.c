@@ -234,7 +234,9 @@ peer_may_trace (FroggyPeer  *peer,
   if (scope >= 2)
     {
       g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_PERMISSION,
-                   "permission denied: Yama ptrace_scope %d lets only root trace", scope);
+                   scope == 2 ? "permission denied: Yama ptrace_scope %d lets only root trace"
+                              : "permission denied: Yama ptrace_scope %d forbids all tracing",
+                   scope);
       return FALSE;
     }
 
@@ -340,6 +342,10 @@ started_stopped (GObject      *object,
 
   if (tids == NULL || g_variant_n_children (tids) == 0)
     {
+      const GError *launch_error = froggy_session_get_launch_error (session);
+
+      if (error == NULL && launch_error != NULL)
+        error = g_error_copy (launch_error);
       if (error == NULL)
         g_set_error (&error, FROGGY_ERROR, FROGGY_ERROR_NO_THREAD,
                      "the process was gone before it stopped");

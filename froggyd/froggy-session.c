@@ -150,6 +150,7 @@ struct _FroggySession
   gboolean      detaching;
   gboolean      ended;
   gboolean      launch_seen;  /* the launched child's first event came */
+  GError       *launch_error; /* why the launched child died before its exec */
 
   GHashTable   *threads;      /* tid -> Thread */
   GHashTable   *processes;    /* pid -> Process */
@@ -268,6 +269,7 @@ froggy_session_finalize (GObject *object)
   g_ptr_array_unref (self->watchpoints);
   g_ptr_array_unref (self->catchpoints);
   g_hash_table_unref (self->reported);
+  g_clear_error (&self->launch_error);
   G_OBJECT_CLASS (froggy_session_parent_class)->finalize (object);
 }
 
@@ -334,6 +336,14 @@ froggy_session_get_pid (FroggySession *self)
 {
   g_return_val_if_fail (FROGGY_IS_SESSION (self), 0);
   return self->pid;
+}
+
+/* Why a launched program never reached its exec, or NULL. */
+const GError *
+froggy_session_get_launch_error (FroggySession *self)
+{
+  g_return_val_if_fail (FROGGY_IS_SESSION (self), NULL);
+  return self->launch_error;
 }
 
 /* Clients {{{ */
@@ -1353,6 +1363,15 @@ froggy_session_step (FroggySession   *self,
 
 /* Starting {{{ */
 
+/* How the launched child says what went wrong before its exec. */
+enum
+{
+  LAUNCH_EXIT_REFUSED     = 124,  /* the kernel would not let it be traced */
+  LAUNCH_EXIT_FILES       = 125,  /* its stdio file or directory */
+  LAUNCH_EXIT_CREDENTIALS = 126,  /* becoming the client's user */
+  LAUNCH_EXIT_EXEC        = 127,  /* the attach or the exec itself */
+};
+
 typedef struct
 {
   int   fd;
@@ -1392,18 +1411,18 @@ launch_child (const LaunchSetup  *setup,
       (setgroups (1, &setup->gid) < 0 ||
        setresgid (setup->gid, setup->gid, setup->gid) < 0 ||
        setresuid (setup->uid, setup->uid, setup->uid) < 0))
-    _exit (126);
+    _exit (LAUNCH_EXIT_CREDENTIALS);
   io = open (stdio, O_RDWR | O_CREAT, 0644);
   if (io < 0 || dup2 (io, 0) < 0 || dup2 (io, 1) < 0 || dup2 (io, 2) < 0)
-    _exit (125);
+    _exit (LAUNCH_EXIT_FILES);
   if (io > 2)
     close (io);
   if (cwd != NULL && chdir (cwd) < 0)
-    _exit (125);
+    _exit (LAUNCH_EXIT_FILES);
   if (ioctl (setup->fd, UTRACE_IOC_ATTACH, &attach) < 0)
-    _exit (127);
+    _exit (errno == EPERM ? LAUNCH_EXIT_REFUSED : LAUNCH_EXIT_EXEC);
   execve (path, argv, envp);
-  _exit (127);
+  _exit (LAUNCH_EXIT_EXEC);
 }
 
 static void froggy_session_abandon (FroggySession *self);
@@ -1423,6 +1442,26 @@ launch_child_exited (GPid     pid,
     {
       g_message ("launched process %d exited before its exec (status 0x%x)",
                  pid, status);
+      g_clear_error (&self->launch_error);
+      switch (WIFEXITED (status) ? WEXITSTATUS (status) : -1)
+        {
+        case LAUNCH_EXIT_REFUSED:
+          g_set_error (&self->launch_error, FROGGY_ERROR, FROGGY_ERROR_PERMISSION,
+                       "permission denied: the kernel refuses to trace the program "
+                       "(a security module, such as Yama's ptrace_scope 3)");
+          break;
+        case LAUNCH_EXIT_FILES:
+          g_set_error (&self->launch_error, FROGGY_ERROR, FROGGY_ERROR_NO_THREAD,
+                       "the program could not open its stdio file or enter its directory");
+          break;
+        case LAUNCH_EXIT_CREDENTIALS:
+          g_set_error (&self->launch_error, FROGGY_ERROR, FROGGY_ERROR_NO_THREAD,
+                       "the program could not take the client's user and group");
+          break;
+        default:
+          g_set_error (&self->launch_error, FROGGY_ERROR, FROGGY_ERROR_NO_THREAD,
+                       "the program exited before its exec (status 0x%x)", status);
+        }
       froggy_session_abandon (self);
     }
 }

@@ -36,6 +36,7 @@ FroggySession *froggy_session_new                (guint               id,
                                                   GError            **error);
 guint          froggy_session_get_id             (FroggySession      *self);
 pid_t          froggy_session_get_pid            (FroggySession      *self);
+const GError  *froggy_session_get_launch_error   (FroggySession      *self);
 
 /* Clients: the first added controls, the others observe. */
 void           froggy_session_add_peer           (FroggySession      *self,
