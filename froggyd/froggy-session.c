@@ -92,6 +92,7 @@ typedef struct
   gboolean       announced;     /* the first stop was reported */
   gboolean       stop_requested;
   gboolean       paused;        /* stopped by us, for another's step-over */
+  gboolean       pause_lapsed;  /* that step-over ended before it stopped */
   gboolean       deferred;      /* paused on a site: resumes after that step-over */
   int            pending_signal; /* to inject on continue (a program's int3) */
   int            over_signal;    /* for the step-over's step: -1 the held one, 0 none */
@@ -992,6 +993,7 @@ thread_step_over (FroggySession  *self,
           return FALSE;
         }
       other->paused = TRUE;
+      other->pause_lapsed = FALSE;
       g_array_append_val (others, other->tid);
     }
 
@@ -1088,8 +1090,13 @@ step_over_done (FroggySession *self,
       if (!other->paused || other->pid != thread->pid)
         continue;
       other->paused = FALSE;
+      /* Its stop is still to come, asked for this step-over only: the
+       * record undoes it (see UTRACE_EV_STOP). */
       if (!other->stopped)
-        continue;
+        {
+          other->pause_lapsed = TRUE;
+          continue;
+        }
       /* One that stopped on a site of its own while paused needs a
        * step-over of its own, once this thread runs again, so that the
        * step-over pauses it too. */
@@ -3169,6 +3176,7 @@ froggy_session_event (FroggySession                    *self,
   g_autoptr(FroggySession) hold = g_object_ref (self);
   gboolean stopped = record->flags & UTRACE_EVF_STOPPED;
   const struct utrace_event_pc *pc = (gconstpointer) (record + 1);
+  gboolean pause_lapsed;
   Thread *thread;
 
   if (record->type == UTRACE_EV_LOST)
@@ -3207,6 +3215,11 @@ froggy_session_event (FroggySession                    *self,
     self->launch_seen = TRUE;
   if (stopped)
     thread->stopped = TRUE;
+  /* Any stop ends a lapsed pause: a STOP is the one it asked for, another
+   * stop took its place. */
+  pause_lapsed = stopped && thread->pause_lapsed;
+  if (stopped)
+    thread->pause_lapsed = FALSE;
 
   /* A step over a breakpoint cut short (a signal, a watchpoint, a
    * system call stop): put the int3 back and let the paused threads go;
@@ -3230,6 +3243,13 @@ froggy_session_event (FroggySession                    *self,
           /* Gone from the session: nobody waits for it any more. */
           stop_waiters_update (self, record->tid);
           return;
+        }
+      if (pause_lapsed)
+        {
+          /* Paused for a step-over that ended before this stop came: it
+           * runs on, unless someone has asked for a stop since. */
+          resume_quietly (self, thread);
+          break;
         }
       if (!thread->announced)
         {
