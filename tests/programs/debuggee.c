@@ -16,6 +16,7 @@
  *             child's exit code
  *   signal    raises SIGUSR1 (handled: counts), calls outer(1), exits
  *             with the number of SIGUSR1 the handler saw
+ *   churn     two threads create and join short-lived threads forever
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -88,6 +89,29 @@ static int run_threads(int count)
 	return 0;
 }
 
+static void *churner(void *arg)
+{
+	pthread_t thread;
+
+	(void)arg;
+	for (;;)
+		if (!pthread_create(&thread, NULL, ticker, NULL))
+			pthread_join(thread, NULL);
+	return NULL;
+}
+
+static int run_churn(void)
+{
+	pthread_t threads[2];
+
+	tick_rounds = 1;
+	for (int i = 0; i < 2; i++)
+		if (pthread_create(&threads[i], NULL, churner, NULL))
+			return 3;
+	pthread_join(threads[0], NULL);
+	return 0;
+}
+
 static int run_fork(const char *self)
 {
 	int status;
@@ -147,6 +171,8 @@ int main(int argc, char **argv)
 		return run_fork(argv[0]);
 	if (!strcmp(mode, "signal"))
 		return run_signal();
+	if (!strcmp(mode, "churn"))
+		return run_churn();
 	fprintf(stderr, "debuggee: unknown mode %s\n", mode);
 	return 2;
 }
