@@ -129,7 +129,7 @@ def as_nobody(daemon, pid):
     helper = subprocess.run(
         [sys.executable, "-c", HELPER, os.path.join(os.path.dirname(__file__), "..", "daemon"),
          os.path.dirname(__file__), daemon.socket, json.dumps({"pid": pid, "debuggee": DEBUGGEE})],
-        user=NOBODY, group=NOBODY, capture_output=True, text=True, timeout=120)
+        user=NOBODY, group=NOBODY, capture_output=True, text=True, timeout=900)
     assert helper.returncode == 0, helper.stderr
     results = json.loads(helper.stdout)
     assert results["uid"] == NOBODY
