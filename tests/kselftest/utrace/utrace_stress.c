@@ -798,6 +798,7 @@ TEST(thread_churn_under_stop_all)
 		       UTRACE_EVMASK(UTRACE_EV_DEATH);
 	struct churn *c = calloc(1, sizeof(*c));
 	long long deadline = now_ms() + 1000LL * (2 + stress_scale());
+	long long churn_until, left;
 	int fd = utrace_open(), stopped, dying, other, ret, i;
 	struct utrace_event_header *ev;
 	unsigned long rounds = 0;
@@ -835,8 +836,13 @@ TEST(thread_churn_under_stop_all)
 		for (i = 0; i < c->n; i++)
 			c->stopped[i] = false;
 		rounds++;
-		/* Let them churn a while. */
-		while ((ev = utrace_next(r, 20)))
+		/*
+		 * Let them churn for 20 ms.  Records come faster than that
+		 * while they do, so the time bounds the loop, not a lull.
+		 */
+		churn_until = now_ms() + 20;
+		while ((left = churn_until - now_ms()) > 0 &&
+		       (ev = utrace_next(r, left)))
 			churn_record(c, fd, ev, false);
 	}
 
@@ -1217,7 +1223,7 @@ __attribute__((constructor)) static void report_euid(void)
 
 	if (!getenv(SETUID_ENV))
 		return;
-	until = now_ms() + 20;
+	until = now_ms() + 50;
 	while (now_ms() < until)
 		;
 	_exit(geteuid() == 0 ? 1 : 0);
@@ -1226,6 +1232,23 @@ __attribute__((constructor)) static void report_euid(void)
 struct setuid_race {
 	int rounds, attached, refused, gone, violations;
 };
+
+/*
+ * Whether @pid is through its exec: /proc/PID/exe names the copy, or is
+ * hidden from us because the exec made it privileged, or it is gone.
+ */
+static bool past_exec(pid_t pid)
+{
+	char path[64], target[PATH_MAX];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		return true;
+	target[n] = 0;
+	return !strcmp(target, SETUID_COPY);
+}
 
 static int setuid_race_run(void *arg)
 {
@@ -1244,7 +1267,21 @@ static int setuid_race_run(void *arg)
 			execve(SETUID_COPY, argv, envp);
 			_exit(100);
 		}
-		usleep(rand_r(&seed) % 3000);
+		/*
+		 * Mostly at random; but every fourth round surely before the
+		 * exec and every fourth surely after it, so that both
+		 * outcomes occur however loaded the machine is.
+		 */
+		if (i % 4 == 1) {
+			usleep(rand_r(&seed) % 3000);
+		} else if (i % 4 == 2) {
+			usleep(rand_r(&seed) % 300);
+		} else if (i % 4 == 3) {
+			long long until = now_ms() + 2000;
+
+			while (!past_exec(pid) && now_ms() < until)
+				usleep(100);
+		}
 		ret = utrace_attach(fd, pid, 0, 0, 0, NULL);
 		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
 		    WEXITSTATUS(status) > 1)
