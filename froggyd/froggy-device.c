@@ -131,9 +131,11 @@ froggy_device_readable (int          fd,
               g_critical ("malformed event record of %u bytes", record->size);
               break;
             }
-          g_debug ("event %u of thread %d (id %" G_GUINT64_FORMAT ")%s",
-                   record->type, record->tid, (guint64) record->id,
-                   record->flags & UTRACE_EVF_STOPPED ? ", stopped" : "");
+          /* Too many to log with the rest: G_MESSAGES_DEBUG=froggyd-events. */
+          g_log ("froggyd-events", G_LOG_LEVEL_DEBUG,
+                 "event %u of thread %d (id %" G_GUINT64_FORMAT ")%s",
+                 record->type, record->tid, (guint64) record->id,
+                 record->flags & UTRACE_EVF_STOPPED ? ", stopped" : "");
           g_signal_emit (self, signals[EVENT], 0, record);
           if (self->fd < 0)
             return G_SOURCE_REMOVE;
