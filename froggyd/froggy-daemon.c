@@ -564,7 +564,9 @@ handle_stop (Request *request)
       reply_error (request, error);
       return;
     }
-  froggy_session_wait_stopped_async (request->session, stopping, NULL, stop_done,
+  /* Stopping every thread waits for the threads born meanwhile, too. */
+  froggy_session_wait_stopped_async (request->session, tid == 0 ? NULL : stopping,
+                                     NULL, stop_done,
                                      g_memdup2 (request, sizeof *request));
   memset (request, 0, sizeof *request);
 }

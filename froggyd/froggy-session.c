@@ -136,6 +136,7 @@ typedef struct
 {
   GHashTable     *pending;    /* tids */
   GArray         *tids;
+  gboolean        with_clones; /* threads born of pending ones join */
   StopWaiterDone  done;
   gpointer        data;
 } StopWaiter;
@@ -650,10 +651,12 @@ thread_awaited (FroggySession *self,
 }
 
 /* Calls @done once every thread of @tids is stopped or gone: at once if
- * they already are. */
+ * they already are.  With @with_clones, a thread born of one still
+ * pending is stopped and waited for as well (see stop_with_parent()). */
 static void
 stop_waiter_add (FroggySession  *self,
                  GArray         *tids,
+                 gboolean        with_clones,
                  StopWaiterDone  done,
                  gpointer        data)
 {
@@ -661,6 +664,7 @@ stop_waiter_add (FroggySession  *self,
 
   waiter->pending = g_hash_table_new (NULL, NULL);
   waiter->tids = g_array_ref (tids);
+  waiter->with_clones = with_clones;
   waiter->done = done;
   waiter->data = data;
   for (guint i = 0; i < tids->len; i++)
@@ -678,6 +682,43 @@ stop_waiter_add (FroggySession  *self,
       return;
     }
   self->waiters = g_list_append (self->waiters, waiter);
+}
+
+static gboolean thread_control (FroggySession *self, Thread *thread, guint32 action,
+                                int signo, GError **error);
+
+/* A thread born while its parent was being stopped, by a stop of every
+ * thread or a step-over's pause: it is stopped alike, and whoever waits
+ * for the parent waits for it too.  Else a stop of every thread would
+ * answer with one running, or a new thread run past the breakpoint a
+ * step-over has lifted. */
+static void
+stop_with_parent (FroggySession *self,
+                  Thread        *parent,
+                  Thread        *child)
+{
+  gboolean awaited = FALSE;
+
+  for (GList *l = self->waiters; l != NULL; l = l->next)
+    {
+      StopWaiter *waiter = l->data;
+
+      if (!waiter->with_clones ||
+          !g_hash_table_contains (waiter->pending, GINT_TO_POINTER (parent->tid)) ||
+          g_hash_table_contains (waiter->pending, GINT_TO_POINTER (child->tid)))
+        continue;
+      g_hash_table_add (waiter->pending, GINT_TO_POINTER (child->tid));
+      g_array_append_val (waiter->tids, child->tid);
+      awaited = TRUE;
+    }
+  if (!awaited || child->stopped)
+    return;
+  /* Exiting already: its death record answers the waiters. */
+  if (!thread_control (self, child, UTRACE_CTL_INTERRUPT, -1, NULL))
+    return;
+  child->stop_requested = parent->stop_requested;
+  child->paused = parent->paused;
+  child->pause_lapsed = FALSE;
 }
 
 static void
@@ -732,7 +773,7 @@ froggy_session_wait_stopped_async (FroggySession       *self,
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, froggy_session_wait_stopped_async);
   g_task_set_task_data (task, g_array_ref (waited), (GDestroyNotify) g_array_unref);
-  stop_waiter_add (self, waited, wait_stopped_done, g_steal_pointer (&task));
+  stop_waiter_add (self, waited, tids == NULL, wait_stopped_done, g_steal_pointer (&task));
 }
 
 GVariant *
@@ -973,9 +1014,20 @@ thread_step_over (FroggySession  *self,
   GHashTableIter iter;
   Thread *other;
 
-  thread->over_address = thread_pc (self, thread);
   thread->over_then = then;
 
+  /* One step-over at a time in a process: while one is under way the
+   * int3 is lifted, and a second would pause the first's thread in the
+   * middle of its step.  This one starts when that one ends. */
+  g_hash_table_iter_init (&iter, self->threads);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &other))
+    if (other->pid == thread->pid && other->over_address != 0)
+      {
+        thread->deferred = TRUE;
+        return TRUE;
+      }
+
+  thread->over_address = thread_pc (self, thread);
   g_hash_table_iter_init (&iter, self->threads);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &other))
     {
@@ -997,7 +1049,7 @@ thread_step_over (FroggySession  *self,
       g_array_append_val (others, other->tid);
     }
 
-  stop_waiter_add (self, others, step_over_paused, GINT_TO_POINTER (thread->tid));
+  stop_waiter_add (self, others, TRUE, step_over_paused, GINT_TO_POINTER (thread->tid));
   return TRUE;
 }
 
@@ -1025,6 +1077,19 @@ step_over_paused (FroggySession *self,
 
 static gboolean thread_resume (FroggySession *self, Thread *thread, int signo, GError **error);
 static gboolean thread_on_site (FroggySession *self, Thread *thread);
+
+/* Go on as asked before the thread was deferred: over the site if it is
+ * on one, else as the step-over would have gone on. */
+static gboolean
+thread_resume_deferred (FroggySession *self,
+                        Thread        *thread)
+{
+  if (thread_on_site (self, thread))
+    return thread_step_over (self, thread, thread->over_then, NULL);
+  if (thread->over_then == AFTER_STEP_OVER_STEP)
+    return thread_control (self, thread, UTRACE_CTL_SINGLESTEP, -1, NULL);
+  return thread_control (self, thread, UTRACE_CTL_RESUME, thread->over_signal, NULL);
+}
 
 /* The next thread left stopped on a site by a step-over steps over it in
  * turn; one at a time per process, the others wait for that to end. */
@@ -1055,7 +1120,7 @@ resume_deferred (gpointer user_data)
       if (busy)
         continue;
       thread->deferred = FALSE;
-      if (!thread_resume (self, thread, -1, NULL))
+      if (!thread_resume_deferred (self, thread))
         g_message ("thread %d could not resume after a step-over", thread->tid);
       /* A step-over started: its end calls us again for the others. */
       if (thread->over_address != 0)
@@ -1101,7 +1166,11 @@ step_over_done (FroggySession *self,
        * step-over of its own, once this thread runs again, so that the
        * step-over pauses it too. */
       if (thread_on_site (self, other))
-        other->deferred = deferred = TRUE;
+        {
+          other->deferred = deferred = TRUE;
+          other->over_then = AFTER_STEP_OVER_RESUME;
+          other->over_signal = -1;
+        }
       else
         thread_control (self, other, UTRACE_CTL_RESUME, -1, NULL);
     }
@@ -2648,7 +2717,7 @@ froggy_session_detach (FroggySession *self)
             break;
           }
     }
-  stop_waiter_add (self, waited, detach_stopped, g_object_ref (self));
+  stop_waiter_add (self, waited, FALSE, detach_stopped, g_object_ref (self));
 }
 
 /* }}} */
@@ -2916,6 +2985,8 @@ on_clone (FroggySession                    *self,
           thread_control (self, child, UTRACE_CTL_INTERRUPT, -1, NULL);
         }
     }
+  if (is_thread || self->follow_fork)
+    stop_with_parent (self, parent, child);
 
   /* The kernel's one clone event stops for both kinds when either asks
    * to stop: the kind nobody asked to stop for goes on at once. */

@@ -61,8 +61,9 @@ gboolean       froggy_session_attach             (FroggySession      *self,
                                                   pid_t               pid,
                                                   gboolean            all_threads,
                                                   GError            **error);
-/* Completes once every thread named (every thread, if @tids is NULL) has
- * stopped or is gone; the result is an "as" of... see _finish. */
+/* Completes once every thread named has stopped or is gone.  With @tids
+ * NULL: every thread, and those born of them while they are waited for,
+ * which are stopped as well. */
 void           froggy_session_wait_stopped_async (FroggySession      *self,
                                                   GArray             *tids,
                                                   GCancellable       *cancellable,
