@@ -6,6 +6,14 @@
  * queue without bound; past FROGGY_PEER_MAX_QUEUED messages not yet
  * written, the connection is closed instead.
  *
+ * A client that reads, but slower than a tracee makes events (threads
+ * created and ended by the thousand), is not cut off for it: past
+ * FROGGY_PEER_DROP_QUEUED, a notification of a thread that did not stop
+ * for it is dropped and counted, as the kernel drops non-stopping events,
+ * and once the client has caught up a "lost" notification says how many
+ * of each session's it missed.  What needs an answer (a stop, a reply)
+ * and what ends a process or a session is never dropped.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #define G_LOG_DOMAIN "froggyd"
@@ -13,7 +21,8 @@
 #include "froggy-error.h"
 #include "froggy-peer.h"
 
-#define FROGGY_PEER_MAX_QUEUED 4096
+#define FROGGY_PEER_MAX_QUEUED  4096
+#define FROGGY_PEER_DROP_QUEUED 1024
 
 struct _FroggyPeer
 {
@@ -24,6 +33,7 @@ struct _FroggyPeer
   gid_t          gid;
   pid_t          pid;
   guint          queued;
+  GHashTable    *dropped;  /* session id -> notifications dropped */
   guint          initialized : 1;
   guint          closed : 1;
 };
@@ -37,6 +47,7 @@ froggy_peer_finalize (GObject *object)
 
   g_clear_object (&self->client);
   g_clear_object (&self->socket);
+  g_clear_pointer (&self->dropped, g_hash_table_unref);
   G_OBJECT_CLASS (froggy_peer_parent_class)->finalize (object);
 }
 
@@ -49,6 +60,7 @@ froggy_peer_class_init (FroggyPeerClass *klass)
 static void
 froggy_peer_init (FroggyPeer *self)
 {
+  self->dropped = g_hash_table_new (NULL, NULL);
 }
 
 FroggyPeer *
@@ -133,6 +145,32 @@ froggy_peer_close (FroggyPeer *self)
     g_socket_shutdown (self->socket, TRUE, TRUE, NULL);
 }
 
+static void froggy_peer_send_notification (FroggyPeer *self, GVariant *params);
+
+/* The client has caught up: tell it what it missed, session by session. */
+static void
+froggy_peer_report_dropped (FroggyPeer *self)
+{
+  GHashTableIter iter;
+  gpointer session, count;
+
+  g_hash_table_iter_init (&iter, self->dropped);
+  while (g_hash_table_iter_next (&iter, &session, &count))
+    {
+      g_autoptr(GVariant) lost = NULL;
+      GVariantDict params;
+
+      g_variant_dict_init (&params, NULL);
+      g_variant_dict_insert (&params, "reason", "s", "lost");
+      g_variant_dict_insert (&params, "session", "x", (gint64) GPOINTER_TO_UINT (session));
+      g_variant_dict_insert (&params, "count", "x", (gint64) GPOINTER_TO_UINT (count));
+      g_hash_table_iter_remove (&iter);
+      lost = g_variant_ref_sink (g_variant_dict_end (&params));
+      self->queued++;
+      froggy_peer_send_notification (self, lost);
+    }
+}
+
 /* Every write completion, whether it worked or not, ends one queued
  * message; the peer is held until then. */
 static void
@@ -144,6 +182,9 @@ froggy_peer_written (FroggyPeer *self,
       !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CLOSED) &&
       !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     g_debug ("client %d: %s", self->pid, error->message);
+  if (self->queued < FROGGY_PEER_DROP_QUEUED / 2 && !self->closed &&
+      g_hash_table_size (self->dropped) > 0)
+    froggy_peer_report_dropped (self);
 }
 
 static void
@@ -180,6 +221,35 @@ froggy_peer_notification_written (GObject      *object,
 
   jsonrpc_client_send_notification_finish (JSONRPC_CLIENT (object), result, &error);
   froggy_peer_written (self, error);
+}
+
+static void
+froggy_peer_send_notification (FroggyPeer *self,
+                               GVariant   *params)
+{
+  jsonrpc_client_send_notification_async (self->client, "event", params, NULL,
+                                          froggy_peer_notification_written,
+                                          g_object_ref (self));
+}
+
+/* Whether a notification may be dropped for a client that lags: one of
+ * a thread that runs on (it needs no continue), but not the end of a
+ * process or of a session, nor a count of what was lost. */
+static gboolean
+froggy_peer_may_drop (GVariant *params)
+{
+  const char *reason = NULL;
+  gboolean stopped = FALSE;
+  gint64 thread = 0, pid = -1;
+
+  if (!g_variant_lookup (params, "reason", "&s", &reason) ||
+      !g_variant_lookup (params, "thread", "x", &thread))
+    return FALSE;
+  g_variant_lookup (params, "stopped", "b", &stopped);
+  g_variant_lookup (params, "pid", "x", &pid);
+  if (stopped || g_strcmp0 (reason, "lost") == 0)
+    return FALSE;
+  return !(g_strcmp0 (reason, "exit") == 0 && thread == pid);
 }
 
 static gboolean
@@ -244,9 +314,22 @@ froggy_peer_notify (FroggyPeer *self,
 
   g_return_if_fail (FROGGY_IS_PEER (self));
 
+  if (self->queued >= FROGGY_PEER_DROP_QUEUED && froggy_peer_may_drop (sunk))
+    {
+      gint64 session = 0;
+      gpointer key;
+      guint count;
+
+      if (g_hash_table_size (self->dropped) == 0)
+        g_debug ("client %d lags %u messages behind: dropping notifications of running threads",
+                 self->pid, self->queued);
+      g_variant_lookup (sunk, "session", "x", &session);
+      key = GUINT_TO_POINTER ((guint) session);
+      count = GPOINTER_TO_UINT (g_hash_table_lookup (self->dropped, key));
+      g_hash_table_insert (self->dropped, key, GUINT_TO_POINTER (count + 1));
+      return;
+    }
   if (!froggy_peer_may_queue (self))
     return;
-  jsonrpc_client_send_notification_async (self->client, "event", sunk, NULL,
-                                          froggy_peer_notification_written,
-                                          g_object_ref (self));
+  froggy_peer_send_notification (self, sunk);
 }

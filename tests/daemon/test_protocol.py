@@ -181,6 +181,29 @@ def test_deep_nesting_and_endless_headers_end_only_that_connection(daemon):
     still_serves(daemon)
 
 
+def test_a_client_that_lags_loses_thread_exits_not_its_connection(daemon):
+    """debuggee churn ends threads by the thousand, each an exit
+    notification.  A client that reads none for a while is not cut off:
+    past 1024 unread messages the exits of threads are dropped, a lost
+    notification counts them, and the session goes on as before."""
+    client = daemon.connect()
+    client.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    started = launch(client, "churn")
+    session, pid = started["session"], started["pid"]
+    client.start("continue", session=session)
+    wait_for(lambda: "dropping notifications of running threads" in daemon.log(),
+             timeout=600, what="the daemon to drop notifications for the lagging client")
+    lost = client.wait_event("lost", timeout=300)
+    assert lost["session"] == session and lost["count"] > 0, lost
+    exits = [event for event in client.events if event["reason"] == "exit"]
+    assert exits and all(event["thread"] != pid for event in exits)
+    stopped = client.call("stop", session=session, timeout=120)["threads"]
+    assert pid in stopped
+    client.call("kill", session=session)
+    client.wait_event("exit", thread=pid, timeout=120)
+    assert "reads no replies" not in daemon.log()
+
+
 def test_a_flooding_client_that_never_reads_is_cut_off(daemon):
     flooder = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     flooder.connect(daemon.socket)
