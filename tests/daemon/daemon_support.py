@@ -1,10 +1,12 @@
 """What the froggyd tests share: the paths, a daemon on its own socket,
 the debuggee's marked lines, and the steps every test takes."""
 
+import json
 import os
 import re
 import signal
 import subprocess
+import sys
 import time
 
 from froggy_rpc import Client
@@ -13,6 +15,7 @@ from guest import BUILD, TOP
 FROGGYD = os.path.join(BUILD, "froggyd", "froggyd")
 DEBUGGEE = os.path.join(BUILD, "tests", "programs", "debuggee")
 DEBUGGEE_SOURCE = os.path.join(TOP, "tests", "programs", "debuggee.c")
+NOBODY = 65534
 
 
 def mark(name):
@@ -95,3 +98,51 @@ def run_to(client, session, location, thread=None):
     if thread is not None:
         assert hit["thread"] == thread, hit
     return hit
+
+
+# Run by calls_as_user() as another user: connect, make the calls in turn,
+# print the results as JSON.
+_CALLS_AS_USER = r"""
+import json, os, sys
+sys.path.insert(0, sys.argv[1])
+from froggy_rpc import Client, RpcError
+client = Client(sys.argv[2])
+client.initialize()
+results = {"uid": os.getuid()}
+for name, method, params in json.loads(sys.argv[3]):
+    try:
+        results[name] = client.call(method, **params)
+    except RpcError as error:
+        results[name] = [error.code, error.message]
+print(json.dumps(results))
+"""
+
+
+def calls_as_user(uid, socket, calls, timeout=900):
+    """Connect to the daemon at socket as user uid and make calls, a list
+    of (name, method, params), in turn; then disconnect.  Returns
+    {name: the result, or [code, message] for an error}."""
+    helper = subprocess.run(
+        [sys.executable, "-c", _CALLS_AS_USER, os.path.dirname(os.path.abspath(__file__)),
+         socket, json.dumps(calls)],
+        user=uid, group=uid, capture_output=True, text=True, timeout=timeout)
+    assert helper.returncode == 0, helper.stderr
+    results = json.loads(helper.stdout)
+    assert results.pop("uid") == uid
+    return results
+
+
+def call_as_user(uid, function, *args):
+    """function(*args), a small int, in a child that has become uid."""
+    pid = os.fork()
+    if pid == 0:
+        code = 255
+        try:
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+            code = function(*args)
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)

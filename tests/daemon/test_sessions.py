@@ -2,18 +2,14 @@
 session, what a disconnect and SIGTERM leave behind, and who may trace
 what when froggyd serves other users."""
 
-import json
 import os
-import subprocess
-import sys
 import time
 
 import pytest
 
-from daemon_support import DEBUGGEE, launch, process_state, run_to, wait_for
+from daemon_support import (DEBUGGEE, NOBODY, calls_as_user, launch, process_state, run_to,
+                            wait_for)
 from froggy_rpc import RpcError, word
-
-NOBODY = 65534
 
 
 def stopped(pid):
@@ -200,31 +196,6 @@ def test_sigterm_leaves_no_stopped_task(froggyd, spawn):
     os.kill(threads["pid"], 9)
 
 
-HELPER = r"""
-import json, os, sys
-sys.path.insert(0, sys.argv[1])
-from froggy_rpc import Client, RpcError
-client = Client(sys.argv[2])
-client.initialize()
-results = {"uid": os.getuid()}
-def attempt(name, method, **params):
-    try:
-        results[name] = client.call(method, **params)
-    except RpcError as error:
-        results[name] = error.code
-targets = json.loads(sys.argv[3])
-attempt("attach_root", "attach", pid=targets["root_pid"])
-attempt("attach_own", "attach", pid=targets["own_pid"])
-attempt("join_root", "session.join", session=targets["root_session"])
-attempt("launch", "launch", argv=[targets["debuggee"], "spin"])
-if isinstance(results["launch"], dict):
-    with open("/proc/%d/status" % results["launch"]["pid"]) as status:
-        results["launch_uid"] = [l.split()[1] for l in status
-                                 if l.startswith("Uid:")][0]
-print(json.dumps(results))
-"""
-
-
 def test_permissions_follow_the_client_uid(froggyd, spawn):
     daemon = froggyd("--shared")
     root = daemon.connect()
@@ -233,21 +204,19 @@ def test_permissions_follow_the_client_uid(froggyd, spawn):
     own = spawn("spin", user=NOBODY)
     wait_for(lambda: running(own.pid), what="nobody's spinner")
 
-    targets = {"root_pid": spawn("spin").pid, "own_pid": own.pid,
-               "root_session": root_session, "debuggee": DEBUGGEE}
-    helper = subprocess.run(
-        [sys.executable, "-c", HELPER, os.path.dirname(__file__),
-         daemon.socket, json.dumps(targets)],
-        user=NOBODY, group=NOBODY, capture_output=True, text=True,
-        timeout=120)
-    assert helper.returncode == 0, helper.stderr
-    results = json.loads(helper.stdout)
-    assert results["uid"] == NOBODY
-    assert results["attach_root"] == -32003
+    results = calls_as_user(NOBODY, daemon.socket, [
+        ("attach_root", "attach", {"pid": spawn("spin").pid}),
+        ("attach_own", "attach", {"pid": own.pid}),
+        ("join_root", "session.join", {"session": root_session}),
+        ("launch", "launch", {"argv": [DEBUGGEE, "spin"]}),
+    ])
+    assert results["attach_root"][0] == -32003
     assert results["attach_own"]["threads"] == [own.pid]
-    assert results["join_root"] == -32003
+    assert results["join_root"][0] == -32003
     assert results["launch"]["pid"] > 0
-    assert results["launch_uid"] == str(NOBODY)
+    with open(f"/proc/{results['launch']['pid']}/status") as status:
+        uids = [line.split()[1:] for line in status if line.startswith("Uid:")][0]
+    assert uids == [str(NOBODY)] * 4
     # The helper's disconnect let its tracees go.
     wait_for(lambda: running(own.pid), what="nobody's spinner to run")
     os.kill(results["launch"]["pid"], 9)

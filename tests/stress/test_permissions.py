@@ -10,18 +10,16 @@ daemon's uid rules in daemon/test_sessions.py.)
 import ctypes
 import errno
 import fcntl
-import json
 import os
 import struct
 import subprocess
-import sys
 
 import pytest
 
-from daemon_support import DEBUGGEE, Daemon, process_state, wait_for
+from daemon_support import (DEBUGGEE, NOBODY, Daemon, call_as_user, calls_as_user,
+                            process_state, wait_for)
 from froggy_rpc import RpcError
 
-NOBODY = 65534
 SCOPE = "/proc/sys/kernel/yama/ptrace_scope"
 PERMISSION = -32003
 
@@ -99,40 +97,16 @@ def shared_daemon():
     assert daemon.terminate() == 0, daemon.log()
 
 
-# Run as nobody: what a client of the daemon, and the device, answer.
-HELPER = r"""
-import json, os, sys
-for folder in sys.argv[1:3]:
-    sys.path.insert(0, folder)
-sys.path.insert(0, os.path.dirname(sys.argv[2]))
-from froggy_rpc import Client, RpcError
-from test_permissions import device_attach_errno
-targets = json.loads(sys.argv[4])
-client = Client(sys.argv[3])
-client.initialize()
-results = {"uid": os.getuid()}
-def attempt(name, method, **params):
-    try:
-        results[name] = client.call(method, **params)
-    except RpcError as error:
-        results[name] = [error.code, error.message]
-attempt("attach", "attach", pid=targets["pid"])
-attempt("launch", "launch", argv=[targets["debuggee"], "spin"])
-if isinstance(results["launch"], dict):
-    client.call("kill", session=results["launch"]["session"])
-results["device"] = device_attach_errno(targets["pid"])
-print(json.dumps(results))
-"""
-
-
 def as_nobody(daemon, pid):
-    helper = subprocess.run(
-        [sys.executable, "-c", HELPER, os.path.join(os.path.dirname(__file__), "..", "daemon"),
-         os.path.dirname(__file__), daemon.socket, json.dumps({"pid": pid, "debuggee": DEBUGGEE})],
-        user=NOBODY, group=NOBODY, capture_output=True, text=True, timeout=900)
-    assert helper.returncode == 0, helper.stderr
-    results = json.loads(helper.stdout)
-    assert results["uid"] == NOBODY
+    """What nobody is answered, by a root daemon and by the device, when
+    it attaches to pid and launches a program of its own."""
+    results = calls_as_user(NOBODY, daemon.socket, [
+        ("attach", "attach", {"pid": pid}),
+        ("launch", "launch", {"argv": [DEBUGGEE, "spin"]}),
+    ])
+    if isinstance(results["launch"], dict):
+        os.kill(results["launch"]["pid"], 9)
+    results["device"] = call_as_user(NOBODY, device_attach_errno, pid)
     return results
 
 
