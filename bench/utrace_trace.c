@@ -8,7 +8,7 @@
  * is printed on stderr, one line, unless --quiet.  At the end, one
  * "key=value" a line on stdout: the records read, the records the kernel
  * dropped, the seconds from the go to the child's death and the child's
- * exit status.
+ * exit status, and the reads it took.
  *
  * usage: utrace_trace [--stop] [--quiet] -- PROGRAM [ARG...]
  */
@@ -30,7 +30,7 @@ struct trace {
 	int fd;
 	pid_t pid;
 	int quiet;
-	unsigned long long records, lost;
+	unsigned long long records, lost, reads;
 	double death;		/* when the child died, or zero */
 };
 
@@ -146,6 +146,7 @@ static void read_records(struct trace *t)
 		ssize_t n = read(t->fd, buf, sizeof(buf));
 
 		if (n > 0) {
+			t->reads++;
 			handle_records(t, buf, n);
 		} else if (n == 0) {
 			t->death = now();
@@ -210,6 +211,7 @@ int main(int argc, char **argv)
 
 	printf("records=%llu\n", t.records);
 	printf("lost=%llu\n", t.lost);
+	printf("reads=%llu\n", t.reads);
 	printf("elapsed_s=%.3f\n", t.death - start);
 	printf("status=%d\n", WIFEXITED(status) ? WEXITSTATUS(status) :
 	       128 + WTERMSIG(status));
