@@ -10,8 +10,8 @@
  * created and ended by the thousand), is not cut off for it: past
  * FROGGY_PEER_DROP_QUEUED, a notification of a thread that did not stop
  * for it is dropped and counted, as the kernel drops non-stopping events,
- * and once the client has caught up a "lost" notification says how many
- * of each session's it missed.  What needs an answer (a stop, a reply)
+ * and once the client is below that again a "lost" notification says how
+ * many of each session's it missed, before anything newer.  What needs an answer (a stop, a reply)
  * and what ends a process or a session is never dropped.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -182,7 +182,7 @@ froggy_peer_written (FroggyPeer *self,
       !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CLOSED) &&
       !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     g_debug ("client %d: %s", self->pid, error->message);
-  if (self->queued < FROGGY_PEER_DROP_QUEUED / 2 && !self->closed &&
+  if (self->queued < FROGGY_PEER_DROP_QUEUED && !self->closed &&
       g_hash_table_size (self->dropped) > 0)
     froggy_peer_report_dropped (self);
 }
@@ -329,6 +329,9 @@ froggy_peer_notify (FroggyPeer *self,
       g_hash_table_insert (self->dropped, key, GUINT_TO_POINTER (count + 1));
       return;
     }
+  /* Caught up: the count of what was dropped goes first. */
+  if (g_hash_table_size (self->dropped) > 0 && !self->closed)
+    froggy_peer_report_dropped (self);
   if (!froggy_peer_may_queue (self))
     return;
   froggy_peer_send_notification (self, sunk);

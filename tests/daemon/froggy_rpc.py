@@ -125,6 +125,15 @@ class Client:
                 raise TimeoutError(
                     f"no {reason} {match} event; queued: {self.events}")
 
+    def take_events(self, timeout=None):
+        """Every notification queued, at least one, in order; the queue is
+        left empty.  For the floods of events wait_event() would rescan."""
+        deadline = time.monotonic() + (timeout or self.timeout)
+        while not self.events:
+            self._pump(deadline)
+        taken, self.events = self.events, []
+        return taken
+
     def drain(self, seconds=0.2):
         """Read what arrives within @seconds; return the queued events."""
         deadline = time.monotonic() + seconds
