@@ -599,11 +599,13 @@ handle_step (Request *request)
   static const char * const kinds[] = { "instruction", "line", "over", "out", NULL };
   g_autoptr(GError) error = NULL;
   const char *kind = "instruction";
+  gint64 count = 1;
   pid_t tid = 0;
   guint i;
 
   if (!get_thread (request, TRUE, &tid, &error) ||
-      !froggy_params_string (request->params, "kind", FALSE, &kind, &error))
+      !froggy_params_string (request->params, "kind", FALSE, &kind, &error) ||
+      !froggy_params_int (request->params, "count", FALSE, &count, &error))
     {
       reply_error (request, error);
       return;
@@ -618,7 +620,15 @@ handle_step (Request *request)
       reply_error (request, error);
       return;
     }
-  reply_ok_or_error (request, froggy_session_step (request->session, tid, i, &error), &error);
+  if (count < 1 || count > FROGGY_STEP_MAX_COUNT || (count > 1 && i != FROGGY_STEP_INSTRUCTION))
+    {
+      g_set_error (&error, FROGGY_ERROR, FROGGY_ERROR_INVALID_PARAMS,
+                   "count must be 1 to %d, and more than 1 only for instructions",
+                   FROGGY_STEP_MAX_COUNT);
+      reply_error (request, error);
+      return;
+    }
+  reply_ok_or_error (request, froggy_session_step (request->session, tid, i, count, &error), &error);
 }
 
 static void
@@ -1043,7 +1053,7 @@ static const Method methods[] = {
   { "stop", handle_stop, NEEDS_CONTROL, PARAMS ("session", "thread") },
   { "interrupt", handle_stop, NEEDS_CONTROL, PARAMS ("session", "thread") },
   { "continue", handle_continue, NEEDS_CONTROL, PARAMS ("session", "thread", "signal") },
-  { "step", handle_step, NEEDS_CONTROL, PARAMS ("session", "thread", "kind") },
+  { "step", handle_step, NEEDS_CONTROL, PARAMS ("session", "thread", "kind", "count") },
   { "registers.read", handle_registers_read, NEEDS_SESSION, PARAMS ("session", "thread", "regset") },
   { "registers.write", handle_registers_write, NEEDS_CONTROL,
     PARAMS ("session", "thread", "registers") },

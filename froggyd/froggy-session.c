@@ -104,6 +104,7 @@ typedef struct
   /* a source-level step */
   gboolean       stepping;
   FroggyStepKind step_kind;
+  guint          step_left;      /* instructions still to step */
   char          *step_file;
   int            step_line;
   guint64        step_prev_pc;
@@ -1283,6 +1284,13 @@ thread_step_logic (FroggySession *self,
 
   if (thread->step_kind == FROGGY_STEP_INSTRUCTION)
     {
+      /* The next of a count, unless this one came to a breakpoint. */
+      if (--thread->step_left > 0 && !thread_on_site (self, thread))
+        {
+          if (!thread_single_step (self, thread, &error))
+            goto failed;
+          return;
+        }
       thread_step_done (self, thread, 0);
       return;
     }
@@ -1362,6 +1370,7 @@ gboolean
 froggy_session_step (FroggySession   *self,
                      pid_t            tid,
                      FroggyStepKind   kind,
+                     guint            count,
                      GError         **error)
 {
   Thread *thread;
@@ -1381,6 +1390,7 @@ froggy_session_step (FroggySession   *self,
   thread_end_step (self, thread);
   thread->stepping = TRUE;
   thread->step_kind = kind;
+  thread->step_left = MAX (count, 1);
   thread->step_prev_pc = regs.rip;
   thread->step_prev_sp = regs.rsp;
   symbol = froggy_symbolizer_lookup_address (process->symbolizer, regs.rip);

@@ -19,6 +19,9 @@ typedef enum
   FROGGY_STEP_OUT,
 } FroggyStepKind;
 
+/* The most instructions one step request may take. */
+#define FROGGY_STEP_MAX_COUNT 1000000
+
 /* What `catch` asks for; see protocol/README.md. */
 typedef struct
 {
@@ -86,9 +89,11 @@ gboolean       froggy_session_continue           (FroggySession      *self,
                                                   pid_t               tid,
                                                   int                 signo,
                                                   GError            **error);
+/* @count: instructions, for FROGGY_STEP_INSTRUCTION; 1 otherwise. */
 gboolean       froggy_session_step               (FroggySession      *self,
                                                   pid_t               tid,
                                                   FroggyStepKind      kind,
+                                                  guint               count,
                                                   GError            **error);
 GVariant      *froggy_session_read_registers     (FroggySession      *self,
                                                   pid_t               tid,

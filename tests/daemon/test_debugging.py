@@ -201,6 +201,34 @@ def test_step_instruction(client):
         pc = word(rip)
 
 
+def test_step_count_is_that_many_instructions_and_stops_at_a_breakpoint(client):
+    """count: N steps in one request, one step-done, at the pc N single
+    steps reach; a breakpoint on the way ends the count there."""
+    ends = []
+    for count in (1, 20):
+        session = launch(client, "basic")["session"]
+        hit = run_to(client, session, "outer")
+        thread = hit["thread"]
+        for _ in range(20 // count):
+            client.call("step", session=session, thread=thread, count=count)
+            done = client.wait_event("step-done", thread=thread)
+        ends.append(word(done["pc"]) - word(hit["pc"]))
+        assert not [event for event in client.events if event["reason"] == "step-done"]
+        # Past snprintf(), thousands of instructions on.
+        write = client.call("breakpoint.insert", session=session,
+                            location=f"debuggee.c:{mark('leaf-write')}")
+        client.call("step", session=session, thread=thread, count=100000)
+        done = client.wait_event("step-done", thread=thread, timeout=300)
+        assert done["pc"] == write["addresses"][0] and done["function"] == "leaf"
+        for kind, bad in (("line", 2), ("instruction", 0), ("instruction", 1000001)):
+            with pytest.raises(RpcError) as refused:
+                client.call("step", session=session, thread=thread, kind=kind, count=bad)
+            assert refused.value.code == -32602
+        client.call("kill", session=session)
+        client.wait_event("session-ended")
+    assert ends[0] == ends[1]
+
+
 def test_backtrace_from_libc_through_three_frames(client):
     session = launch(client, "basic")["session"]
     client.call("catch", session=session, kind="syscall", syscalls=["write"],
