@@ -11,8 +11,9 @@
  * FROGGY_PEER_DROP_QUEUED, a notification of a thread that did not stop
  * for it is dropped and counted, as the kernel drops non-stopping events,
  * and once the client is below that again a "lost" notification says how
- * many of each session's it missed, before anything newer.  What needs an answer (a stop, a reply)
- * and what ends a process or a session is never dropped.
+ * many of each session's it missed, before anything newer.  What needs an
+ * answer (a stop, a reply) and what ends a process or a session is never
+ * dropped.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -147,13 +148,16 @@ froggy_peer_close (FroggyPeer *self)
 
 static void froggy_peer_send_notification (FroggyPeer *self, GVariant *params);
 
-/* The client has caught up: tell it what it missed, session by session. */
+/* The client has caught up: tell it what it missed, if anything,
+ * session by session. */
 static void
 froggy_peer_report_dropped (FroggyPeer *self)
 {
   GHashTableIter iter;
   gpointer session, count;
 
+  if (self->closed)
+    return;
   g_hash_table_iter_init (&iter, self->dropped);
   while (g_hash_table_iter_next (&iter, &session, &count))
     {
@@ -182,8 +186,7 @@ froggy_peer_written (FroggyPeer *self,
       !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CLOSED) &&
       !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     g_debug ("client %d: %s", self->pid, error->message);
-  if (self->queued < FROGGY_PEER_DROP_QUEUED && !self->closed &&
-      g_hash_table_size (self->dropped) > 0)
+  if (self->queued < FROGGY_PEER_DROP_QUEUED)
     froggy_peer_report_dropped (self);
 }
 
@@ -330,8 +333,7 @@ froggy_peer_notify (FroggyPeer *self,
       return;
     }
   /* Caught up: the count of what was dropped goes first. */
-  if (g_hash_table_size (self->dropped) > 0 && !self->closed)
-    froggy_peer_report_dropped (self);
+  froggy_peer_report_dropped (self);
   if (!froggy_peer_may_queue (self))
     return;
   froggy_peer_send_notification (self, sunk);

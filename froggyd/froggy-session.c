@@ -1003,6 +1003,21 @@ thread_control (FroggySession  *self,
 
 static void step_over_paused (FroggySession *self, gpointer data);
 
+/* Whether a thread of process @pid is stepping over a breakpoint. */
+static gboolean
+process_stepping_over (FroggySession *self,
+                       pid_t          pid)
+{
+  GHashTableIter iter;
+  Thread *thread;
+
+  g_hash_table_iter_init (&iter, self->threads);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &thread))
+    if (thread->pid == pid && thread->over_address != 0)
+      return TRUE;
+  return FALSE;
+}
+
 /* The thread is stopped on an int3 of ours: stop every other running
  * thread of its process, then put the original byte back and step. */
 static gboolean
@@ -1020,13 +1035,11 @@ thread_step_over (FroggySession  *self,
   /* One step-over at a time in a process: while one is under way the
    * int3 is lifted, and a second would pause the first's thread in the
    * middle of its step.  This one starts when that one ends. */
-  g_hash_table_iter_init (&iter, self->threads);
-  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &other))
-    if (other->pid == thread->pid && other->over_address != 0)
-      {
-        thread->deferred = TRUE;
-        return TRUE;
-      }
+  if (process_stepping_over (self, thread->pid))
+    {
+      thread->deferred = TRUE;
+      return TRUE;
+    }
 
   thread->over_address = thread_pc (self, thread);
   g_hash_table_iter_init (&iter, self->threads);
@@ -1077,19 +1090,18 @@ step_over_paused (FroggySession *self,
 }
 
 static gboolean thread_resume (FroggySession *self, Thread *thread, int signo, GError **error);
+static gboolean thread_single_step (FroggySession *self, Thread *thread, GError **error);
 static gboolean thread_on_site (FroggySession *self, Thread *thread);
 
-/* Go on as asked before the thread was deferred: over the site if it is
- * on one, else as the step-over would have gone on. */
+/* Go on as asked before the thread was deferred: a step, or a resume
+ * with the signal it was given (over the site, if it is on one). */
 static gboolean
 thread_resume_deferred (FroggySession *self,
                         Thread        *thread)
 {
-  if (thread_on_site (self, thread))
-    return thread_step_over (self, thread, thread->over_then, NULL);
   if (thread->over_then == AFTER_STEP_OVER_STEP)
-    return thread_control (self, thread, UTRACE_CTL_SINGLESTEP, -1, NULL);
-  return thread_control (self, thread, UTRACE_CTL_RESUME, thread->over_signal, NULL);
+    return thread_single_step (self, thread, NULL);
+  return thread_resume (self, thread, thread->over_signal, NULL);
 }
 
 /* The next thread left stopped on a site by a step-over steps over it in
@@ -1104,10 +1116,6 @@ resume_deferred (gpointer user_data)
   g_hash_table_iter_init (&iter, self->threads);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &thread))
     {
-      GHashTableIter others;
-      Thread *other;
-      gboolean busy = FALSE;
-
       if (!thread->deferred)
         continue;
       if (!thread->stopped)
@@ -1115,10 +1123,7 @@ resume_deferred (gpointer user_data)
           thread->deferred = FALSE;
           continue;
         }
-      g_hash_table_iter_init (&others, self->threads);
-      while (g_hash_table_iter_next (&others, NULL, (gpointer *) &other))
-        busy |= other->pid == thread->pid && other->over_address != 0;
-      if (busy)
+      if (process_stepping_over (self, thread->pid))
         continue;
       thread->deferred = FALSE;
       if (!thread_resume_deferred (self, thread))
