@@ -3,6 +3,7 @@ the four step kinds, backtraces, watchpoints and symbols, on
 tests/programs/debuggee.c."""
 
 import os
+import subprocess
 
 import pytest
 
@@ -57,6 +58,26 @@ def test_function_breakpoint_hits_after_the_prologue(client):
     assert lookup["module"] == DEBUGGEE
     assert word(lookup["address"]) <= word(hit["pc"]) < word(lookup["address"]) + 64
     assert word(lookup["address"]) > 0x500000000000
+
+
+def test_a_breakpoint_trap_is_not_logged_as_an_unhandled_signal(client):
+    """The int3 traps into the daemon's engine, not into a tracee with no
+    SIGTRAP handler: the kernel must not log it as it does an unhandled
+    trap ("traps: debuggee[PID] trap int3"), as it does not for ptrace."""
+    def kernel_log():
+        return subprocess.run(["dmesg"], capture_output=True, text=True,
+                              check=True).stdout.splitlines()
+
+    before = len(kernel_log())
+    started = launch(client, "basic")
+    session, pid = started["session"], started["pid"]
+    hit = run_to(client, session, "leaf")
+    client.call("breakpoint.remove", session=session, id=hit["breakpoint"])
+    client.call("continue", session=session)
+    client.wait_event("exit", thread=pid)
+    assert hit["thread"] == pid
+    traps = [line for line in kernel_log()[before:] if f"[{pid}]" in line]
+    assert traps == []
 
 
 def test_file_line_breakpoint(client):
