@@ -543,6 +543,8 @@ say_exit (FroggyShell *self,
       say (self, "\n[Process %" G_GINT64_FORMAT " terminated with signal SIG%s, %s]\n",
            pid, sigabbrev_np (termsig) ? sigabbrev_np (termsig) : "?", strsignal (termsig));
     }
+  else if (!json_object_has_member (event, "status"))
+    say (self, "[Process %" G_GINT64_FORMAT " is gone, its exit status lost]\n", pid);
   else if (member_int (event, "code", 0) == 0)
     say (self, "[Process %" G_GINT64_FORMAT " exited normally]\n", pid);
   else

@@ -7,6 +7,10 @@
  * ::hangup says every traced thread is gone.  Closing the file detaches
  * whatever is still attached, and lets every stopped thread run.
  *
+ * The file's fdinfo lists the threads attached, with the number of the
+ * last record queued: what a session that lost records resyncs from
+ * (froggy_device_list_threads(), froggy_device_dispatch_through()).
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #define G_LOG_DOMAIN "froggyd"
@@ -15,6 +19,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib-unix.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -31,6 +37,7 @@ struct _FroggyDevice
   int      fd;
   guint    watch;
   guint8  *buf;
+  guint64  last_seq;  /* of the last record handed out */
 };
 
 enum {
@@ -93,33 +100,28 @@ froggy_device_init (FroggyDevice *self)
   self->buf = g_malloc (FROGGY_READ_BUF_SIZE);
 }
 
-/* One read per wakeup, of as many records as fit: a burst is served in
- * big reads, yet a tracee that streams events cannot keep the main loop
- * from the other clients.  The records are handed out in order. */
+/* One read, of as many records as fit, handed out in order.  FALSE when
+ * there is nothing more to read now: none waiting, or the file is closed
+ * or hung up (::hangup emitted, the watch gone). */
 static gboolean
-froggy_device_readable (int          fd,
-                        GIOCondition condition,
-                        gpointer     user_data)
+froggy_device_read_records (FroggyDevice *self)
 {
-  FroggyDevice *self = user_data;
-  g_autoptr(FroggyDevice) hold = g_object_ref (self);
-
   for (;;)
     {
-      gssize n = read (fd, self->buf, FROGGY_READ_BUF_SIZE);
+      gssize n = read (self->fd, self->buf, FROGGY_READ_BUF_SIZE);
       gssize offset = 0;
 
       if (n < 0 && errno == EINTR)
         continue;
       if (n < 0 && errno == EAGAIN)
-        return G_SOURCE_CONTINUE;
+        return FALSE;
       if (n <= 0)
         {
           if (n < 0)
             g_warning ("reading events: %s", g_strerror (errno));
-          self->watch = 0;
+          g_clear_handle_id (&self->watch, g_source_remove);
           g_signal_emit (self, signals[HANGUP], 0);
-          return G_SOURCE_REMOVE;
+          return FALSE;
         }
 
       while (offset + (gssize) sizeof (struct utrace_event_header) <= n)
@@ -136,13 +138,87 @@ froggy_device_readable (int          fd,
                  "event %u of thread %d (id %" G_GUINT64_FORMAT ")%s",
                  record->type, record->tid, (guint64) record->id,
                  record->flags & UTRACE_EVF_STOPPED ? ", stopped" : "");
+          self->last_seq = record->seq;
           g_signal_emit (self, signals[EVENT], 0, record);
           if (self->fd < 0)
-            return G_SOURCE_REMOVE;
+            return FALSE;
           offset += record->size;
         }
-      return G_SOURCE_CONTINUE;
+      return TRUE;
     }
+}
+
+/* One read per wakeup: a burst is served in big reads, yet a tracee that
+ * streams events cannot keep the main loop from the other clients. */
+static gboolean
+froggy_device_readable (int          fd,
+                        GIOCondition condition,
+                        gpointer     user_data)
+{
+  FroggyDevice *self = user_data;
+  g_autoptr(FroggyDevice) hold = g_object_ref (self);
+
+  froggy_device_read_records (self);
+  return self->watch != 0 ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
+}
+
+void
+froggy_device_dispatch_through (FroggyDevice *self,
+                                guint64       seq)
+{
+  g_autoptr(FroggyDevice) hold = NULL;
+
+  g_return_if_fail (FROGGY_IS_DEVICE (self));
+
+  hold = g_object_ref (self);
+  while (self->fd >= 0 && self->watch != 0 && self->last_seq < seq)
+    if (!froggy_device_read_records (self))
+      break;
+}
+
+GArray *
+froggy_device_list_threads (FroggyDevice  *self,
+                            guint64       *seq,
+                            GError       **error)
+{
+  g_autoptr(GArray) threads = g_array_new (FALSE, FALSE, sizeof (FroggyDeviceThread));
+  g_autofree char *path = NULL;
+  g_autofree char *fdinfo = NULL;
+  g_auto(GStrv) lines = NULL;
+  gboolean seen_seq = FALSE;
+
+  g_return_val_if_fail (FROGGY_IS_DEVICE (self), NULL);
+
+  if (self->fd < 0)
+    {
+      g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_NO_SESSION, "the session is closed");
+      return NULL;
+    }
+  path = g_strdup_printf ("/proc/self/fdinfo/%d", self->fd);
+  if (!g_file_get_contents (path, &fdinfo, NULL, error))
+    return NULL;
+  lines = g_strsplit (fdinfo, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      FroggyDeviceThread thread = { 0 };
+      char state[16];
+
+      if (sscanf (lines[i], "utrace-seq: %" SCNu64, seq) == 1)
+        seen_seq = TRUE;
+      else if (sscanf (lines[i], "utrace-thread: id %" SCNu64 " tid %d %15s",
+                       &thread.id, &thread.tid, state) == 3)
+        {
+          thread.stopped = strcmp (state, "stopped") == 0;
+          g_array_append_val (threads, thread);
+        }
+    }
+  if (!seen_seq)
+    {
+      g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_INTERNAL,
+                   "%s: no utrace-seq line", path);
+      return NULL;
+    }
+  return g_steal_pointer (&threads);
 }
 
 FroggyDevice *

@@ -14,6 +14,14 @@ G_BEGIN_DECLS
 #define FROGGY_TYPE_DEVICE (froggy_device_get_type ())
 G_DECLARE_FINAL_TYPE (FroggyDevice, froggy_device, FROGGY, DEVICE, GObject)
 
+/* A thread attached to the session, as the kernel lists it. */
+typedef struct
+{
+  guint64  id;
+  pid_t    tid;
+  gboolean stopped;
+} FroggyDeviceThread;
+
 FroggyDevice *froggy_device_open         (GError                        **error);
 int           froggy_device_get_fd       (FroggyDevice                   *self);
 void          froggy_device_close        (FroggyDevice                   *self);
@@ -82,5 +90,14 @@ gboolean      froggy_device_clear_watch  (FroggyDevice                   *self,
                                           guint64                         id,
                                           guint32                         slot,
                                           GError                        **error);
+/* The threads attached now (FroggyDeviceThread), and in @seq the number
+ * of the last record queued before: one snapshot. */
+GArray       *froggy_device_list_threads (FroggyDevice                   *self,
+                                          guint64                        *seq,
+                                          GError                        **error);
+/* Not from an ::event handler: hands out the records waiting, up to the
+ * one numbered @seq at least, or all there are if fewer. */
+void          froggy_device_dispatch_through (FroggyDevice               *self,
+                                              guint64                     seq);
 
 G_END_DECLS

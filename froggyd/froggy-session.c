@@ -22,6 +22,12 @@
  * instruction, the int3 goes back and the others run on: no thread can
  * run past the breakpoint unseen meanwhile, and none hits it twice.
  *
+ * The kernel drops non-stopping records when the session falls 4096
+ * behind (a LOST record counts them): CLONE and DEATH records among them.
+ * After a loss the session resyncs from the kernel's list of the threads
+ * attached (threads_resync()): one that is gone ends as if its DEATH had
+ * come, one never heard of joins, and no stop is answered before that.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #define G_LOG_DOMAIN "froggyd"
@@ -32,6 +38,7 @@
 #include <grp.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -49,6 +56,7 @@
 
 #define INT3 0xcc
 #define MAX_MEMORY_READ (1024 * 1024)
+#define RESYNC_INTERVAL_MS 250
 
 /* What the kernel always reports to us, and which of it never stops. */
 #define BASE_EVENTS (UTRACE_EVMASK (UTRACE_EV_EXEC) | \
@@ -161,6 +169,9 @@ struct _FroggySession
   GPtrArray    *watchpoints;  /* Watchpoint */
   GPtrArray    *catchpoints;  /* Catchpoint */
   GList        *waiters;      /* StopWaiter */
+  gboolean      records_lost;   /* the kernel dropped records */
+  gboolean      resync_pending; /* since the last loss: waiters wait */
+  guint         resync_source;
   guint         next_breakpoint_id;
   guint         next_watchpoint_id;
   guint64       events;
@@ -249,6 +260,7 @@ froggy_session_dispose (GObject *object)
 {
   FroggySession *self = FROGGY_SESSION (object);
 
+  g_clear_handle_id (&self->resync_source, g_source_remove);
   if (self->device != NULL)
     {
       g_signal_handlers_disconnect_by_data (self->device, self);
@@ -599,17 +611,20 @@ notify_simple (FroggySession *self,
 
 /* Stop waiters {{{ */
 
+/* Completes the waiters with nothing pending, unless records were lost
+ * and the session does not know yet which threads it has. */
 static void
-stop_waiters_update (FroggySession *self,
-                     pid_t          tid)
+stop_waiters_settle (FroggySession *self)
 {
   GList *l = self->waiters;
+
+  if (self->resync_pending)
+    return;
   while (l != NULL)
     {
       StopWaiter *waiter = l->data;
       GList *next = l->next;
 
-      g_hash_table_remove (waiter->pending, GINT_TO_POINTER (tid));
       if (g_hash_table_size (waiter->pending) == 0)
         {
           self->waiters = g_list_delete_link (self->waiters, l);
@@ -618,6 +633,19 @@ stop_waiters_update (FroggySession *self,
         }
       l = next;
     }
+}
+
+static void
+stop_waiters_update (FroggySession *self,
+                     pid_t          tid)
+{
+  for (GList *l = self->waiters; l != NULL; l = l->next)
+    {
+      StopWaiter *waiter = l->data;
+
+      g_hash_table_remove (waiter->pending, GINT_TO_POINTER (tid));
+    }
+  stop_waiters_settle (self);
 }
 
 /* Nothing will stop any more: whoever waited is done. */
@@ -651,6 +679,9 @@ thread_awaited (FroggySession *self,
   return FALSE;
 }
 
+static void resync_schedule (FroggySession *self, guint delay_ms);
+static void threads_resync  (FroggySession *self);
+
 /* Calls @done once every thread of @tids is stopped or gone: at once if
  * they already are.  With @with_clones, a thread born of one still
  * pending is stopped and waited for as well (see stop_with_parent()). */
@@ -676,13 +707,10 @@ stop_waiter_add (FroggySession  *self,
       if (thread == NULL || !thread->stopped)
         g_hash_table_add (waiter->pending, GINT_TO_POINTER (tid));
     }
-  if (g_hash_table_size (waiter->pending) == 0)
-    {
-      done (self, data);
-      stop_waiter_free (waiter);
-      return;
-    }
   self->waiters = g_list_append (self->waiters, waiter);
+  stop_waiters_settle (self);
+  if (self->records_lost && self->waiters != NULL)
+    resync_schedule (self, RESYNC_INTERVAL_MS);
 }
 
 static gboolean thread_control (FroggySession *self, Thread *thread, guint32 action,
@@ -720,6 +748,43 @@ stop_with_parent (FroggySession *self,
   child->stop_requested = parent->stop_requested;
   child->paused = parent->paused;
   child->pause_lapsed = FALSE;
+}
+
+/* @thread joins without a CLONE record (see threads_resync()): stopped and
+ * awaited like the threads of its process that a waiter stops with their
+ * clones, if any. */
+static void
+stop_with_process (FroggySession *self,
+                   Thread        *thread)
+{
+  Thread *like = NULL;
+
+  for (GList *l = self->waiters; l != NULL; l = l->next)
+    {
+      StopWaiter *waiter = l->data;
+
+      if (!waiter->with_clones)
+        continue;
+      for (guint i = 0; i < waiter->tids->len; i++)
+        {
+          Thread *other = thread_lookup (self, g_array_index (waiter->tids, pid_t, i));
+
+          if (other != NULL && other != thread && other->pid == thread->pid)
+            {
+              g_hash_table_add (waiter->pending, GINT_TO_POINTER (thread->tid));
+              g_array_append_val (waiter->tids, thread->tid);
+              like = other;
+              break;
+            }
+        }
+    }
+  if (like == NULL || thread->stopped)
+    return;
+  if (!thread_control (self, thread, UTRACE_CTL_INTERRUPT, -1, NULL))
+    return;
+  thread->stop_requested = like->stop_requested;
+  thread->paused = like->paused;
+  thread->pause_lapsed = FALSE;
 }
 
 static void
@@ -1720,6 +1785,18 @@ froggy_session_stop (FroggySession  *self,
 
   g_return_val_if_fail (FROGGY_IS_SESSION (self), FALSE);
 
+  /* After a loss, the threads the kernel has: a stop of every thread
+   * reaches those whose CLONE records were lost too. */
+  if (tid == 0 && self->records_lost)
+    {
+      g_clear_handle_id (&self->resync_source, g_source_remove);
+      threads_resync (self);
+      if (self->ended)
+        {
+          g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_NO_SESSION, "the session has ended");
+          return FALSE;
+        }
+    }
   if (tid != 0 && thread_get (self, tid, FALSE, error) == NULL)
     return FALSE;
 
@@ -2950,6 +3027,35 @@ on_step (FroggySession *self,
     }
 }
 
+/* @child is the first thread of a process forked from @parent_process.
+ * It has a copy of the parent's int3s, or, sharing its memory (vfork),
+ * the very same ones.  Unless forks are followed, it is let go at its
+ * first stop. */
+static void
+process_inherit (FroggySession *self,
+                 Process       *parent_process,
+                 Thread        *child,
+                 gboolean       shares_memory)
+{
+  Process *process = process_lookup (self, child->pid);
+  GHashTableIter iter;
+  Site *site;
+
+  process->shares_memory = shares_memory;
+  g_hash_table_iter_init (&iter, parent_process->sites);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &site))
+    {
+      Site *copy = g_memdup2 (site, sizeof *site);
+
+      g_hash_table_insert (process->sites, &copy->address, copy);
+    }
+  if (!self->follow_fork)
+    {
+      process->followed = FALSE;
+      thread_control (self, child, UTRACE_CTL_INTERRUPT, -1, NULL);
+    }
+}
+
 static void
 on_clone (FroggySession                    *self,
           Thread                           *parent,
@@ -2978,28 +3084,8 @@ on_clone (FroggySession                    *self,
         }
     }
   else
-    {
-      Process *parent_process = process_lookup (self, parent->pid);
-      Process *process = process_lookup (self, child_pid);
-      GHashTableIter iter;
-      Site *site;
-
-      /* The child has a copy of the parent's int3s, or, sharing its
-       * memory (vfork), the very same ones. */
-      process->shares_memory = (body->flags & CLONE_VM) != 0;
-      g_hash_table_iter_init (&iter, parent_process->sites);
-      while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &site))
-        {
-          Site *copy = g_memdup2 (site, sizeof *site);
-
-          g_hash_table_insert (process->sites, &copy->address, copy);
-        }
-      if (!self->follow_fork)
-        {
-          process->followed = FALSE;
-          thread_control (self, child, UTRACE_CTL_INTERRUPT, -1, NULL);
-        }
-    }
+    process_inherit (self, process_lookup (self, parent->pid), child,
+                     (body->flags & CLONE_VM) != 0);
   if (is_thread || self->follow_fork)
     stop_with_parent (self, parent, child);
 
@@ -3203,14 +3289,14 @@ on_watchpoint (FroggySession                    *self,
   notification_end (self, builder, thread, 0);
 }
 
+/* @thread is gone: with its wait status from its DEATH record, or with
+ * @status NULL if that record was lost. */
 static void
-on_death (FroggySession                    *self,
-          Thread                           *thread,
-          const struct utrace_event_header *record)
+thread_died (FroggySession *self,
+             Thread        *thread,
+             const int     *status)
 {
-  const struct utrace_event_exit *body = (gconstpointer) (record + 1);
   GVariantBuilder *builder;
-  int status = body->code;
   pid_t tid = thread->tid;
   pid_t pid = thread->pid;
   GHashTableIter iter;
@@ -3232,11 +3318,16 @@ on_death (FroggySession                    *self,
           j += 2;
     }
   builder = notification_begin (self, "exit", thread);
-  g_variant_builder_add (builder, "{sv}", "status", g_variant_new_int64 (status));
-  if (WIFEXITED (status))
-    g_variant_builder_add (builder, "{sv}", "code", g_variant_new_int64 (WEXITSTATUS (status)));
-  else if (WIFSIGNALED (status))
-    g_variant_builder_add (builder, "{sv}", "termsig", g_variant_new_int64 (WTERMSIG (status)));
+  if (status != NULL)
+    {
+      g_variant_builder_add (builder, "{sv}", "status", g_variant_new_int64 (*status));
+      if (WIFEXITED (*status))
+        g_variant_builder_add (builder, "{sv}", "code",
+                               g_variant_new_int64 (WEXITSTATUS (*status)));
+      else if (WIFSIGNALED (*status))
+        g_variant_builder_add (builder, "{sv}", "termsig",
+                               g_variant_new_int64 (WTERMSIG (*status)));
+    }
   notification_end (self, builder, NULL, 0);
 
   /* A thread paused for this one's step-over, or waited for, goes on. */
@@ -3255,6 +3346,170 @@ on_death (FroggySession                    *self,
 }
 
 static void
+on_death (FroggySession                    *self,
+          Thread                           *thread,
+          const struct utrace_event_header *record)
+{
+  const struct utrace_event_exit *body = (gconstpointer) (record + 1);
+  int status = body->code;
+
+  thread_died (self, thread, &status);
+}
+
+/* Adopts a thread attached to the session that it never heard of (its
+ * CLONE record lost), in its process, unless it is gone already. */
+static gboolean
+thread_adopt (FroggySession            *self,
+              const FroggyDeviceThread *attached)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/status", attached->tid);
+  g_autofree char *status = NULL;
+  pid_t pid = 0, parent_pid = 0;
+  gboolean new_process;
+  g_auto(GStrv) lines = NULL;
+  Thread *thread;
+
+  /* Gone already: its DEATH record ends it, or is lost too. */
+  if (!g_file_get_contents (path, &status, NULL, NULL))
+    return FALSE;
+  lines = g_strsplit (status, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (sscanf (lines[i], "Tgid: %d", &pid) != 1)
+      sscanf (lines[i], "PPid: %d", &parent_pid);
+  if (pid <= 0)
+    return FALSE;
+
+  g_debug ("session %u: thread %d (id %" G_GUINT64_FORMAT ") joins, its clone record lost",
+           self->id, attached->tid, attached->id);
+  new_process = !g_hash_table_contains (self->processes, GINT_TO_POINTER (pid));
+  thread = thread_add (self, attached->id, attached->tid, pid);
+  thread->announced = TRUE;
+  /* A fork child: whether it shared its parent's memory is not known. */
+  if (new_process && g_hash_table_contains (self->processes, GINT_TO_POINTER (parent_pid)))
+    process_inherit (self, process_lookup (self, parent_pid), thread, FALSE);
+  stop_with_process (self, thread);
+  return TRUE;
+}
+
+/* After a loss: makes the thread table the kernel's again.  A snapshot of
+ * the threads attached comes with the number of the last record queued;
+ * once the records up to it are handled, a thread known before it but
+ * not attached then has lost its DEATH record, and one attached then but
+ * still unknown, its CLONE record. */
+static void
+threads_resync (FroggySession *self)
+{
+  g_autoptr(FroggySession) hold = g_object_ref (self);
+  g_autoptr(GHashTable) attached = g_hash_table_new (NULL, NULL);
+  g_autoptr(GArray) unlisted = g_array_new (FALSE, FALSE, sizeof (FroggyDeviceThread));
+  g_autoptr(GArray) threads = NULL;
+  g_autoptr(GError) error = NULL;
+  GHashTableIter iter;
+  Thread *thread;
+  guint gone = 0, joined = 0;
+  guint64 seq;
+
+  threads = froggy_device_list_threads (self->device, &seq, &error);
+  if (threads == NULL)
+    {
+      /* Closed: the session is over anyway. */
+      if (!g_error_matches (error, FROGGY_ERROR, FROGGY_ERROR_NO_SESSION))
+        g_warning ("session %u: cannot resync its threads: %s", self->id, error->message);
+      self->resync_pending = FALSE;
+      stop_waiters_settle (self);
+      return;
+    }
+  for (guint i = 0; i < threads->len; i++)
+    {
+      FroggyDeviceThread *listed = &g_array_index (threads, FroggyDeviceThread, i);
+
+      g_hash_table_insert (attached, GINT_TO_POINTER (listed->tid), listed);
+    }
+  g_hash_table_iter_init (&iter, self->threads);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &thread))
+    {
+      FroggyDeviceThread *listed = g_hash_table_lookup (attached, GINT_TO_POINTER (thread->tid));
+
+      /* (Known by tid only, until its first record, after an attach.) */
+      if (listed == NULL || (thread->id != 0 && listed->id != thread->id))
+        {
+          FroggyDeviceThread was = { .id = thread->id, .tid = thread->tid };
+
+          g_array_append_val (unlisted, was);
+        }
+    }
+
+  froggy_device_dispatch_through (self->device, seq);
+  if (self->ended)
+    return;
+
+  /* Still here with the same id (a tid can come back as another thread). */
+  for (guint i = 0; i < unlisted->len; i++)
+    {
+      FroggyDeviceThread *was = &g_array_index (unlisted, FroggyDeviceThread, i);
+
+      thread = thread_lookup (self, was->tid);
+      if (thread != NULL && thread->id == was->id)
+        {
+          g_debug ("session %u: thread %d is gone, its death record lost", self->id, was->tid);
+          thread_died (self, thread, NULL);
+          gone++;
+        }
+    }
+  for (guint i = 0; i < threads->len && !self->ended; i++)
+    {
+      FroggyDeviceThread *listed = &g_array_index (threads, FroggyDeviceThread, i);
+
+      if (thread_lookup (self, listed->tid) == NULL && thread_adopt (self, listed))
+        joined++;
+    }
+  g_debug ("session %u: resynced %u threads through record %" G_GUINT64_FORMAT
+           ": %u gone, %u joined", self->id, threads->len, seq, gone, joined);
+  self->resync_pending = FALSE;
+  stop_waiters_settle (self);
+}
+
+static gboolean
+resync_timeout (gpointer user_data)
+{
+  FroggySession *self = user_data;
+
+  self->resync_source = 0;
+  threads_resync (self);
+  /* A thread whose DEATH record was dropped is still listed for a moment
+   * after the loss is read: look again while anyone waits for a stop. */
+  if (!self->ended && self->waiters != NULL)
+    resync_schedule (self, RESYNC_INTERVAL_MS);
+  return G_SOURCE_REMOVE;
+}
+
+/* Resyncs in @delay_ms, from the main loop: never while the device is
+ * handing out records. */
+static void
+resync_schedule (FroggySession *self,
+                 guint          delay_ms)
+{
+  if (self->resync_source == 0 && !self->ended)
+    self->resync_source = g_timeout_add (delay_ms, resync_timeout, self);
+}
+
+static void
+on_lost (FroggySession                    *self,
+         const struct utrace_event_header *record)
+{
+  const struct utrace_event_lost *body = (gconstpointer) (record + 1);
+  GVariantBuilder *builder = notification_begin (self, "lost", NULL);
+
+  g_variant_builder_add (builder, "{sv}", "count", g_variant_new_int64 (body->count));
+  notification_end (self, builder, NULL, 0);
+
+  self->records_lost = TRUE;
+  self->resync_pending = TRUE;
+  g_clear_handle_id (&self->resync_source, g_source_remove);
+  resync_schedule (self, 0);
+}
+
+static void
 froggy_session_event (FroggySession                    *self,
                       const struct utrace_event_header *record,
                       FroggyDevice                     *device)
@@ -3267,15 +3522,18 @@ froggy_session_event (FroggySession                    *self,
 
   if (record->type == UTRACE_EV_LOST)
     {
-      const struct utrace_event_lost *body = (gconstpointer) (record + 1);
-      GVariantBuilder *builder = notification_begin (self, "lost", NULL);
-
-      g_variant_builder_add (builder, "{sv}", "count", g_variant_new_int64 (body->count));
-      notification_end (self, builder, NULL, 0);
+      on_lost (self, record);
       return;
     }
 
   thread = thread_lookup (self, record->tid);
+  if (thread == NULL && record->type == UTRACE_EV_DEATH)
+    {
+      /* Ended already when its records were lost, or never known (its
+       * CLONE record lost): either way nobody awaits it now. */
+      stop_waiters_update (self, record->tid);
+      return;
+    }
   if (record->type == UTRACE_EV_EXEC)
     {
       const struct utrace_event_exec *body = (gconstpointer) (record + 1);

@@ -2,9 +2,10 @@
 of the hardening cases that runs in every check)."""
 
 import os
+import signal
 import subprocess
 
-from daemon_support import BUILD, Daemon, process_state, wait_for
+from daemon_support import BUILD, Daemon, launch, process_state, wait_for
 
 MANY_THREADS = os.path.join(BUILD, "bench", "many_threads")
 
@@ -87,3 +88,58 @@ def test_a_tracee_killed_while_stopped_is_reaped_by_its_parent(froggyd, spawn):
     entry = client.wait_event("syscall-entry", session=session)
     assert entry["name"] == "clock_nanosleep" and entry["stopped"]
     killed(in_syscall, session)
+
+
+def utrace_fdinfo(pid):
+    """The counters of pid's open /dev/utrace files, a dict per file."""
+    infos = []
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}") != "/dev/utrace":
+                continue
+            with open(f"/proc/{pid}/fdinfo/{fd}") as fdinfo:
+                lines = fdinfo.read().splitlines()
+        except FileNotFoundError:
+            continue
+        fields = {}
+        for line in lines:
+            key, _, value = line.partition(":")
+            if key.startswith("utrace-") and key != "utrace-thread":
+                fields[key] = int(value)
+        infos.append(fields)
+    return infos
+
+
+def test_a_stop_after_lost_thread_records_stops_the_threads_the_kernel_has(froggyd):
+    """froggyd frozen (SIGSTOP) while debuggee churn makes and ends threads:
+    the kernel drops the session's records past 4096, CLONE and DEATH
+    records among them.  Thawed, the daemon reports the loss, and each stop
+    of every thread answers with the threads /proc shows, all stopped:
+    none that died is waited for, none it never heard of runs on."""
+    daemon = froggyd()
+    client = daemon.connect()
+    started = launch(client, "churn")
+    session, pid = started["session"], started["pid"]
+    client.call("continue", session=session)
+    daemon.process.send_signal(signal.SIGSTOP)
+    try:
+        wait_for(lambda: any(info.get("utrace-lost", 0) >= 1000
+                             for info in utrace_fdinfo(daemon.process.pid)),
+                 timeout=600, what="the kernel to drop a thousand records")
+    finally:
+        daemon.process.send_signal(signal.SIGCONT)
+    # (Not always the kernel's count first: the test, not reading, falls
+    # behind too, and the daemon drops thread exits for it.)
+    assert client.wait_event("lost", session=session, timeout=300)["count"] > 0
+    wait_for(lambda: "resynced" in daemon.log(), timeout=300, what="a resync")
+
+    for _ in range(3):
+        client.call("stop", session=session, timeout=300)
+        listed = client.call("threads", session=session)
+        tasks = {int(tid) for tid in os.listdir(f"/proc/{pid}/task")}
+        assert {thread["thread"] for thread in listed} == tasks
+        assert all(thread["state"] == "stopped" for thread in listed), listed
+        assert all(process_state(tid) in ("t", None) for tid in tasks)
+        client.call("continue", session=session)
+    client.call("kill", session=session)
+    client.wait_event("exit", thread=pid, timeout=120)
