@@ -1733,9 +1733,14 @@ cmd_interrupt (FroggyShell *self,
   return TRUE;
 }
 
+/* The most instructions one step request takes (protocol/README.md). */
+#define STEP_MAX_COUNT 1000000
+
+/* One step request; @count > 1 only for instructions. */
 static gboolean
-step (FroggyShell *self,
-      const char  *kind)
+step_count (FroggyShell *self,
+            const char  *kind,
+            guint64      count)
 {
   JsonObject *params;
 
@@ -1743,6 +1748,8 @@ step (FroggyShell *self,
     return FALSE;
   params = thread_params (self);
   json_object_set_string_member (params, "kind", kind);
+  if (count > 1)
+    json_object_set_int_member (params, "count", count);
   expect_stop (self);
   if (!call_ok (self, "step", params, NULL))
     {
@@ -1751,6 +1758,13 @@ step (FroggyShell *self,
     }
   wait_for_stop (self);
   return TRUE;
+}
+
+static gboolean
+step (FroggyShell *self,
+      const char  *kind)
+{
+  return step_count (self, kind, 1);
 }
 
 static gboolean
@@ -1790,11 +1804,26 @@ cmd_next (FroggyShell *self,
   return step_times (self, args, "over");
 }
 
+/* stepi N: N instructions in one request (the daemon counts them, and
+ * stops early at a breakpoint), a million at a time; gdb too shows only
+ * where it ends. */
 static gboolean
 cmd_stepi (FroggyShell *self,
            const char  *args)
 {
-  return step_times (self, args, "instruction");
+  guint64 count = 1;
+
+  if (g_strstrip ((char *) args)[0] != '\0' && !eval (self, args, &count))
+    return FALSE;
+  while (count > 0)
+    {
+      guint64 chunk = MIN (count, STEP_MAX_COUNT);
+
+      if (!step_count (self, "instruction", chunk) || !stopped_by_step (self))
+        break;
+      count -= chunk;
+    }
+  return TRUE;
 }
 
 /* One instruction, over calls: step it, quietly; when that entered a

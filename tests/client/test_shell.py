@@ -140,6 +140,11 @@ def test_step_into_backtrace_and_finish(shell):
     assert out == f"{mark('middle-return')}\t{line_text('middle-return')}\n"
     out = froggy.command("stepi")
     assert re.fullmatch(rf"0x[0-9a-f]{{16}}\t{mark('middle-return')}\t.*\n", out), out
+    # stepi N is one request: as in gdb, only where it ends is shown.
+    before = froggy.command("p $pc")
+    out = froggy.command("stepi 2")
+    assert re.fullmatch(r"(0x[0-9a-f]{16}\t)?\d+\t.*\n|0x[0-9a-f]{16} in \w+ \(\) .*\n.*\n", out), out
+    assert froggy.command("p $pc") != before
 
 
 def test_examine_the_stack_and_a_global(shell):
