@@ -10,8 +10,10 @@
  * created and ended by the thousand), is not cut off for it: past
  * FROGGY_PEER_DROP_QUEUED, a notification of a thread that did not stop
  * for it is dropped and counted, as the kernel drops non-stopping events,
- * and once the client is below that again a "lost" notification says how
- * many of each session's it missed, before anything newer.  What needs an
+ * until the client is below FROGGY_PEER_RESUME_QUEUED; then a "lost"
+ * notification says how many of each session's it missed, before
+ * anything newer.  (Without that margin a client that reads about as fast
+ * as the tracee floods would get a "lost" for every few it reads.)  What needs an
  * answer (a stop, a reply) and what ends a process or a session is never
  * dropped.
  *
@@ -24,6 +26,7 @@
 
 #define FROGGY_PEER_MAX_QUEUED  4096
 #define FROGGY_PEER_DROP_QUEUED 1024
+#define FROGGY_PEER_RESUME_QUEUED (FROGGY_PEER_DROP_QUEUED / 2)
 
 struct _FroggyPeer
 {
@@ -186,7 +189,7 @@ froggy_peer_written (FroggyPeer *self,
       !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CLOSED) &&
       !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     g_debug ("client %d: %s", self->pid, error->message);
-  if (self->queued < FROGGY_PEER_DROP_QUEUED)
+  if (self->queued < FROGGY_PEER_RESUME_QUEUED)
     froggy_peer_report_dropped (self);
 }
 
@@ -255,6 +258,15 @@ froggy_peer_may_drop (GVariant *params)
   return !(g_strcmp0 (reason, "exit") == 0 && thread == pid);
 }
 
+/* Past the mark, or not yet back well under it since dropping began. */
+static gboolean
+froggy_peer_dropping (FroggyPeer *self)
+{
+  if (g_hash_table_size (self->dropped) > 0)
+    return self->queued >= FROGGY_PEER_RESUME_QUEUED;
+  return self->queued >= FROGGY_PEER_DROP_QUEUED;
+}
+
 static gboolean
 froggy_peer_may_queue (FroggyPeer *self)
 {
@@ -317,7 +329,7 @@ froggy_peer_notify (FroggyPeer *self,
 
   g_return_if_fail (FROGGY_IS_PEER (self));
 
-  if (self->queued >= FROGGY_PEER_DROP_QUEUED && froggy_peer_may_drop (sunk))
+  if (froggy_peer_dropping (self) && froggy_peer_may_drop (sunk))
     {
       gint64 session = 0;
       gpointer key;
@@ -332,7 +344,7 @@ froggy_peer_notify (FroggyPeer *self,
       g_hash_table_insert (self->dropped, key, GUINT_TO_POINTER (count + 1));
       return;
     }
-  /* Caught up: the count of what was dropped goes first. */
+  /* The count of what was dropped goes first. */
   froggy_peer_report_dropped (self);
   if (!froggy_peer_may_queue (self))
     return;

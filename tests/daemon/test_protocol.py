@@ -8,7 +8,7 @@ import socket
 
 import pytest
 
-from daemon_support import DEBUGGEE, launch, wait_for
+from daemon_support import DEBUGGEE, launch, process_state, wait_for
 from froggy_rpc import Client, Disconnected, RpcError
 
 
@@ -205,6 +205,10 @@ def test_a_client_that_lags_loses_thread_exits_not_its_connection(daemon):
                 exits += 1
     assert lost["session"] == session and lost["count"] > 0, lost
     assert exits > 0
+    # It still controls the session: a stop of every thread is answered,
+    # whatever the kernel dropped while the daemon was busy with the flood.
+    client.call("stop", session=session, timeout=300)
+    assert all(process_state(int(tid)) in ("t", None) for tid in os.listdir(f"/proc/{pid}/task"))
     # Still connected, and the end of the process is never dropped.
     os.kill(pid, signal.SIGKILL)
     ended, leader_exits = False, []
