@@ -201,16 +201,12 @@ froggy_device_list_threads (FroggyDevice  *self,
   for (guint i = 0; lines[i] != NULL; i++)
     {
       FroggyDeviceThread thread = { 0 };
-      char state[16];
 
       if (sscanf (lines[i], "utrace-seq: %" SCNu64, seq) == 1)
         seen_seq = TRUE;
-      else if (sscanf (lines[i], "utrace-thread: id %" SCNu64 " tid %d %15s",
-                       &thread.id, &thread.tid, state) == 3)
-        {
-          thread.stopped = strcmp (state, "stopped") == 0;
-          g_array_append_val (threads, thread);
-        }
+      else if (sscanf (lines[i], "utrace-thread: id %" SCNu64 " tid %d",
+                       &thread.id, &thread.tid) == 2)
+        g_array_append_val (threads, thread);
     }
   if (!seen_seq)
     {

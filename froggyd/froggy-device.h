@@ -17,9 +17,8 @@ G_DECLARE_FINAL_TYPE (FroggyDevice, froggy_device, FROGGY, DEVICE, GObject)
 /* A thread attached to the session, as the kernel lists it. */
 typedef struct
 {
-  guint64  id;
-  pid_t    tid;
-  gboolean stopped;
+  guint64 id;
+  pid_t   tid;
 } FroggyDeviceThread;
 
 FroggyDevice *froggy_device_open         (GError                        **error);

@@ -13,9 +13,9 @@
  * until the client is below FROGGY_PEER_RESUME_QUEUED; then a "lost"
  * notification says how many of each session's it missed, before
  * anything newer.  (Without that margin a client that reads about as fast
- * as the tracee floods would get a "lost" for every few it reads.)  What needs an
- * answer (a stop, a reply) and what ends a process or a session is never
- * dropped.
+ * as the tracee floods would get a "lost" for every few it reads.)  What
+ * needs an answer (a stop, a reply) and what ends a process or a session
+ * is never dropped.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

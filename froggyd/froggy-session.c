@@ -721,6 +721,23 @@ static gboolean thread_control (FroggySession *self, Thread *thread, guint32 act
  * for the parent waits for it too.  Else a stop of every thread would
  * answer with one running, or a new thread run past the breakpoint a
  * step-over has lifted. */
+/* @thread, awaited by a waiter now, is stopped as @like was: for the user
+ * or paused for a step-over. */
+static void
+stop_like (FroggySession *self,
+           Thread        *like,
+           Thread        *thread)
+{
+  if (thread->stopped)
+    return;
+  /* Exiting already: its death record answers the waiters. */
+  if (!thread_control (self, thread, UTRACE_CTL_INTERRUPT, -1, NULL))
+    return;
+  thread->stop_requested = like->stop_requested;
+  thread->paused = like->paused;
+  thread->pause_lapsed = FALSE;
+}
+
 static void
 stop_with_parent (FroggySession *self,
                   Thread        *parent,
@@ -740,14 +757,8 @@ stop_with_parent (FroggySession *self,
       g_array_append_val (waiter->tids, child->tid);
       awaited = TRUE;
     }
-  if (!awaited || child->stopped)
-    return;
-  /* Exiting already: its death record answers the waiters. */
-  if (!thread_control (self, child, UTRACE_CTL_INTERRUPT, -1, NULL))
-    return;
-  child->stop_requested = parent->stop_requested;
-  child->paused = parent->paused;
-  child->pause_lapsed = FALSE;
+  if (awaited)
+    stop_like (self, parent, child);
 }
 
 /* @thread joins without a CLONE record (see threads_resync()): stopped and
@@ -778,13 +789,8 @@ stop_with_process (FroggySession *self,
             }
         }
     }
-  if (like == NULL || thread->stopped)
-    return;
-  if (!thread_control (self, thread, UTRACE_CTL_INTERRUPT, -1, NULL))
-    return;
-  thread->stop_requested = like->stop_requested;
-  thread->paused = like->paused;
-  thread->pause_lapsed = FALSE;
+  if (like != NULL)
+    stop_like (self, like, thread);
 }
 
 static void
