@@ -878,6 +878,79 @@ TEST(poll_fdinfo_and_hangup)
 	free(r);
 }
 
+/* UTRACE_CTL_HOLD, whose result is the ioctl's return value. */
+static int utrace_hold(int fd, __u64 id, __u32 flags)
+{
+	struct utrace_control req = {
+		.size = sizeof(req), .flags = flags, .id = id,
+		.action = UTRACE_CTL_HOLD,
+	};
+	int ret = ioctl(fd, UTRACE_IOC_CONTROL, &req);
+
+	return ret < 0 ? -errno : ret;
+}
+
+/* The one-letter state of /proc/PID/stat. */
+static char proc_state(pid_t pid)
+{
+	char path[64], line[512], *paren;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return '?';
+	paren = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
+	fclose(f);
+	return paren ? paren[2] : '?';
+}
+
+TEST(hold_leaves_a_sleeping_thread_asleep_and_interrupts_a_running_one)
+{
+	struct utrace_reader *r = malloc(sizeof(*r));
+	struct utrace_event_header *ev;
+	struct tracee t = start_tracee(spin_fn);
+	__u64 id, pc;
+	int fd = utrace_open();
+
+	ASSERT_GE(fd, 0);
+	utrace_reader_init(r, fd);
+	ASSERT_EQ(0, utrace_attach(fd, t.pid, 0, 0, 0, &id));
+	wait_blocked(&t);
+
+	/* Asleep in read(): held there, not woken, no record. */
+	EXPECT_EQ(1, utrace_hold(fd, id, 0));
+	EXPECT_EQ(NULL, utrace_next(r, 300));
+	EXPECT_EQ(ETIMEDOUT, errno);
+	EXPECT_EQ('S', proc_state(t.pid));
+	/* Woken, it stops on its way out, before any code of its own. */
+	go(&t);
+	ev = utrace_wait(r, UTRACE_EV_STOP, WAIT_MS);
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(UTRACE_EVF_STOPPED, ev->flags);
+	pc = ((struct utrace_event_pc *)utrace_body(ev))->pc;
+	EXPECT_FALSE(pc >= (uintptr_t)spin_start && pc < (uintptr_t)spin_end);
+	EXPECT_EQ('t', proc_state(t.pid));
+	/* A stopped thread counts as held. */
+	EXPECT_EQ(1, utrace_hold(fd, id, 0));
+
+	/* Running: interrupted, and its stop is reported. */
+	ASSERT_EQ(0, utrace_ctl(fd, id, 0, UTRACE_CTL_RESUME, 0));
+	usleep(100000);
+	EXPECT_EQ('R', proc_state(t.pid));
+	EXPECT_EQ(0, utrace_hold(fd, id, 0));
+	ev = utrace_wait(r, UTRACE_EV_STOP, WAIT_MS);
+	ASSERT_NE(NULL, ev);
+	pc = ((struct utrace_event_pc *)utrace_body(ev))->pc;
+	EXPECT_TRUE(pc >= (uintptr_t)spin_start && pc <= (uintptr_t)spin_end);
+
+	/* One thread at a time. */
+	EXPECT_EQ(-EINVAL, utrace_hold(fd, 0, UTRACE_ALL_THREADS));
+	kill_tracee(&t);
+	close(fd);
+	free(r);
+}
+
 static int attach_errno(void *arg)
 {
 	int fd = utrace_open();
