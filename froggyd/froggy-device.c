@@ -38,6 +38,7 @@ struct _FroggyDevice
   guint    watch;
   guint8  *buf;
   guint64  last_seq;  /* of the last record handed out */
+  guint64  features;  /* UTRACE_FEATURE_* bits of the kernel */
 };
 
 enum {
@@ -243,6 +244,7 @@ froggy_device_open (GError **error)
       g_propagate_error (error, froggy_error_from_errno (errsv, "the /dev/utrace handshake"));
       return NULL;
     }
+  self->features = api.features;
 
   self->watch = g_unix_fd_add (self->fd, G_IO_IN | G_IO_HUP | G_IO_ERR,
                                froggy_device_readable, self);
@@ -257,6 +259,32 @@ froggy_device_get_fd (FroggyDevice *self)
   return self->fd;
 }
 
+/* The ioctl's value, or -1 with @error set. */
+static int
+request_value (FroggyDevice  *self,
+               unsigned long  nr,
+               gpointer       arg,
+               const char    *what,
+               GError       **error)
+{
+  int ret;
+
+  if (self->fd < 0)
+    {
+      g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_NO_SESSION, "%s: the session is closed", what);
+      return -1;
+    }
+  ret = ioctl (self->fd, nr, arg);
+  if (ret < 0)
+    {
+      int errsv = errno;
+
+      g_propagate_error (error, froggy_error_from_errno (errsv, what));
+      return -1;
+    }
+  return ret;
+}
+
 static gboolean
 request (FroggyDevice  *self,
          unsigned long  nr,
@@ -264,19 +292,7 @@ request (FroggyDevice  *self,
          const char    *what,
          GError       **error)
 {
-  if (self->fd < 0)
-    {
-      g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_NO_SESSION, "%s: the session is closed", what);
-      return FALSE;
-    }
-  if (ioctl (self->fd, nr, arg) < 0)
-    {
-      int errsv = errno;
-
-      g_propagate_error (error, froggy_error_from_errno (errsv, what));
-      return FALSE;
-    }
-  return TRUE;
+  return request_value (self, nr, arg, what, error) >= 0;
 }
 
 gboolean
@@ -357,6 +373,41 @@ froggy_device_control (FroggyDevice  *self,
       control.signal = signo;
     }
   return request (self, UTRACE_IOC_CONTROL, &control, "control", error);
+}
+
+/**
+ * froggy_device_hold:
+ * @held: (out): whether the thread is held, rather than interrupted
+ *
+ * Stops thread @id without breaking a system call it sleeps in: a thread
+ * asleep in the kernel is left there, held, and runs no code of its own
+ * until it is resumed; its UTRACE_EV_STOP record comes only if it wakes
+ * up.  A running thread is interrupted, and its record is to come.  A
+ * kernel without UTRACE_FEATURE_HOLD interrupts every thread.
+ */
+gboolean
+froggy_device_hold (FroggyDevice  *self,
+                    guint64        id,
+                    gboolean      *held,
+                    GError       **error)
+{
+  struct utrace_control control = {
+    .size = sizeof control,
+    .id = id,
+    .action = UTRACE_CTL_HOLD,
+  };
+  int ret;
+
+  g_return_val_if_fail (FROGGY_IS_DEVICE (self), FALSE);
+
+  *held = FALSE;
+  if (!(self->features & UTRACE_FEATURE_HOLD))
+    return froggy_device_control (self, id, UTRACE_CTL_INTERRUPT, -1, error);
+  ret = request_value (self, UTRACE_IOC_CONTROL, &control, "control", error);
+  if (ret < 0)
+    return FALSE;
+  *held = ret == 1;
+  return TRUE;
 }
 
 gboolean

@@ -716,11 +716,6 @@ stop_waiter_add (FroggySession  *self,
 static gboolean thread_control (FroggySession *self, Thread *thread, guint32 action,
                                 int signo, GError **error);
 
-/* A thread born while its parent was being stopped, by a stop of every
- * thread or a step-over's pause: it is stopped alike, and whoever waits
- * for the parent waits for it too.  Else a stop of every thread would
- * answer with one running, or a new thread run past the breakpoint a
- * step-over has lifted. */
 /* @thread, awaited by a waiter now, is stopped as @like was: for the user
  * or paused for a step-over. */
 static void
@@ -738,6 +733,11 @@ stop_like (FroggySession *self,
   thread->pause_lapsed = FALSE;
 }
 
+/* A thread born while its parent was being stopped, by a stop of every
+ * thread or a step-over's pause: it is stopped alike, and whoever waits
+ * for the parent waits for it too.  Else a stop of every thread would
+ * answer with one running, or a new thread run past the breakpoint a
+ * step-over has lifted. */
 static void
 stop_with_parent (FroggySession *self,
                   Thread        *parent,
@@ -1090,7 +1090,9 @@ process_stepping_over (FroggySession *self,
 }
 
 /* The thread is stopped on an int3 of ours: stop every other running
- * thread of its process, then put the original byte back and step. */
+ * thread of its process, then put the original byte back and step.  One
+ * asleep in a system call (a thread waiting for a lock, a joiner) is only
+ * held there, not woken, and there is no stop of it to wait for. */
 static gboolean
 thread_step_over (FroggySession  *self,
                   Thread         *thread,
@@ -1117,10 +1119,11 @@ thread_step_over (FroggySession  *self,
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &other))
     {
       g_autoptr(GError) local_error = NULL;
+      gboolean held;
 
       if (other == thread || other->pid != thread->pid || other->stopped)
         continue;
-      if (!thread_control (self, other, UTRACE_CTL_INTERRUPT, -1, &local_error))
+      if (!froggy_device_hold (self->device, other->id, &held, &local_error))
         {
           /* Exiting: its death record is on its way, and it runs no
            * more code to miss the breakpoint in. */
@@ -1131,7 +1134,8 @@ thread_step_over (FroggySession  *self,
         }
       other->paused = TRUE;
       other->pause_lapsed = FALSE;
-      g_array_append_val (others, other->tid);
+      if (!held)
+        g_array_append_val (others, other->tid);
     }
 
   stop_waiter_add (self, others, TRUE, step_over_paused, GINT_TO_POINTER (thread->tid));
@@ -1813,13 +1817,14 @@ froggy_session_stop (FroggySession  *self,
         continue;
       g_array_append_val (tids, thread->tid);
       /* Held for someone's step-over, it looks running to the user:
-       * now it stays stopped when that ends. */
+       * now it stays stopped when that ends.  One held asleep stops
+       * only if woken: interrupt it. */
       if (thread->paused || thread->deferred)
         {
           thread->paused = thread->deferred = FALSE;
           if (thread->stopped)
             notify_simple (self, "interrupted", thread);
-          else
+          else if (thread_control (self, thread, UTRACE_CTL_INTERRUPT, -1, NULL))
             thread->stop_requested = TRUE;
           continue;
         }

@@ -93,6 +93,42 @@ def test_nonstop_stops_one_of_four_threads(client):
     client.wait_event("session-ended")
 
 
+def voluntary_switches(tid):
+    with open(f"/proc/{tid}/status") as status:
+        for line in status:
+            if line.startswith("voluntary_ctxt_switches:"):
+                return int(line.split()[1])
+    raise AssertionError(f"no voluntary_ctxt_switches in /proc/{tid}/status")
+
+
+def test_a_step_over_holds_a_sleeping_thread_where_it_sleeps(client):
+    """Each continue from the breakpoint steps the worker over it with
+    the other threads held.  The leader, asleep in pthread_join(), is held
+    where it sleeps rather than woken and stopped: its context switches do
+    not grow with the hits (an interrupt costs it two a hit: its stop, and
+    its sleep again).  It joins the worker at the end as usual."""
+    hits = 20
+    started = launch(client, "threads", "1", str(hits))
+    session, pid = started["session"], started["pid"]
+    client.call("breakpoint.insert", session=session, location="tick")
+    client.call("continue", session=session)
+    for _ in range(3):
+        client.wait_event("breakpoint-hit")
+        client.call("continue", session=session)
+    wait_for(lambda: process_state(pid) == "S")
+    before = voluntary_switches(pid)
+    for _ in range(hits - 4):
+        client.wait_event("breakpoint-hit")
+        client.call("continue", session=session)
+    # The last hit: the worker has stepped over 16 times since.
+    client.wait_event("breakpoint-hit")
+    after = voluntary_switches(pid)
+    client.call("continue", session=session)
+    end = client.wait_event("exit", thread=pid)
+    assert end["code"] == 0
+    assert after - before <= 2, (before, after)
+
+
 def test_breakpoint_in_four_threads_is_hit_once_per_call(client):
     started = launch(client, "threads", "4", "5")
     session, pid = started["session"], started["pid"]
