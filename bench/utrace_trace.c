@@ -136,6 +136,9 @@ static void handle_records(struct trace *t, const char *buf, ssize_t len)
 /*
  * Read records until the child's death record, or until the stream ends:
  * a non-stopping death record can be dropped when the queue is full.
+ * One read per poll(), as froggyd does: poll() waits while a batch of
+ * non-stopping records fills, where reading on would take them one by
+ * one as the thread makes them.
  */
 static void read_records(struct trace *t)
 {
@@ -143,19 +146,21 @@ static void read_records(struct trace *t)
 	struct pollfd pfd = { .fd = t->fd, .events = POLLIN };
 
 	while (!t->death) {
-		ssize_t n = read(t->fd, buf, sizeof(buf));
+		ssize_t n;
 
+		if (poll(&pfd, 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			perror("poll");
+			exit(1);
+		}
+		n = read(t->fd, buf, sizeof(buf));
 		if (n > 0) {
 			t->reads++;
 			handle_records(t, buf, n);
 		} else if (n == 0) {
 			t->death = now();
-		} else if (errno == EAGAIN) {
-			if (poll(&pfd, 1, -1) < 0 && errno != EINTR) {
-				perror("poll");
-				exit(1);
-			}
-		} else if (errno != EINTR) {
+		} else if (errno != EAGAIN && errno != EINTR) {
 			perror("read");
 			exit(1);
 		}
@@ -212,7 +217,7 @@ int main(int argc, char **argv)
 	printf("records=%llu\n", t.records);
 	printf("lost=%llu\n", t.lost);
 	printf("reads=%llu\n", t.reads);
-	printf("elapsed_s=%.3f\n", t.death - start);
+	printf("traced_s=%.3f\n", t.death - start);
 	printf("status=%d\n", WIFEXITED(status) ? WEXITSTATUS(status) :
 	       128 + WTERMSIG(status));
 	return !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
