@@ -352,12 +352,13 @@ froggy_device_set_events (FroggyDevice  *self,
   return request (self, UTRACE_IOC_SET_EVENTS, &mask, "setting events", error);
 }
 
-gboolean
-froggy_device_control (FroggyDevice  *self,
-                       guint64        id,
-                       guint32        action,
-                       int            signo,
-                       GError       **error)
+/* UTRACE_IOC_CONTROL: the ioctl's value, or -1 with @error set. */
+static int
+control_request (FroggyDevice  *self,
+                 guint64        id,
+                 guint32        action,
+                 int            signo,
+                 GError       **error)
 {
   struct utrace_control control = {
     .size = sizeof control,
@@ -365,14 +366,24 @@ froggy_device_control (FroggyDevice  *self,
     .action = action,
   };
 
-  g_return_val_if_fail (FROGGY_IS_DEVICE (self), FALSE);
-
   if (signo >= 0)
     {
       control.flags |= UTRACE_CTL_SIGNAL;
       control.signal = signo;
     }
-  return request (self, UTRACE_IOC_CONTROL, &control, "control", error);
+  return request_value (self, UTRACE_IOC_CONTROL, &control, "control", error);
+}
+
+gboolean
+froggy_device_control (FroggyDevice  *self,
+                       guint64        id,
+                       guint32        action,
+                       int            signo,
+                       GError       **error)
+{
+  g_return_val_if_fail (FROGGY_IS_DEVICE (self), FALSE);
+
+  return control_request (self, id, action, signo, error) >= 0;
 }
 
 /**
@@ -391,11 +402,6 @@ froggy_device_hold (FroggyDevice  *self,
                     gboolean      *held,
                     GError       **error)
 {
-  struct utrace_control control = {
-    .size = sizeof control,
-    .id = id,
-    .action = UTRACE_CTL_HOLD,
-  };
   int ret;
 
   g_return_val_if_fail (FROGGY_IS_DEVICE (self), FALSE);
@@ -403,7 +409,7 @@ froggy_device_hold (FroggyDevice  *self,
   *held = FALSE;
   if (!(self->features & UTRACE_FEATURE_HOLD))
     return froggy_device_control (self, id, UTRACE_CTL_INTERRUPT, -1, error);
-  ret = request_value (self, UTRACE_IOC_CONTROL, &control, "control", error);
+  ret = control_request (self, id, UTRACE_CTL_HOLD, -1, error);
   if (ret < 0)
     return FALSE;
   *held = ret == 1;

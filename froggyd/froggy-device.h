@@ -39,11 +39,11 @@ gboolean      froggy_device_set_events   (FroggyDevice                   *self,
                                           guint64                         events,
                                           guint64                         nonstop,
                                           GError                        **error);
-/* @signo < 0: no UTRACE_CTL_SIGNAL, the thread's own pending signal goes. */
 gboolean      froggy_device_hold         (FroggyDevice                   *self,
                                           guint64                         id,
                                           gboolean                       *held,
                                           GError                        **error);
+/* @signo < 0: no UTRACE_CTL_SIGNAL, the thread's own pending signal goes. */
 gboolean      froggy_device_control      (FroggyDevice                   *self,
                                           guint64                         id,
                                           guint32                         action,
