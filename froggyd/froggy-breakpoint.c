@@ -163,6 +163,7 @@ froggy_breakpoint_to_variant (FroggyBreakpoint *self)
   g_variant_builder_add (&builder, "{sv}", "hits", g_variant_new_int64 (self->hits));
   g_variant_builder_add (&builder, "{sv}", "ignore_count", g_variant_new_int64 (self->ignore_count));
   g_variant_builder_add (&builder, "{sv}", "temporary", g_variant_new_boolean (self->temporary));
+  g_variant_builder_add (&builder, "{sv}", "auto_continue", g_variant_new_boolean (self->auto_continue));
   if (self->function != NULL)
     g_variant_builder_add (&builder, "{sv}", "function", g_variant_new_string (self->function));
   if (self->file != NULL)

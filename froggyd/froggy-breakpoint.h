@@ -24,6 +24,7 @@ typedef struct
   guint    hits;
   gboolean enabled;
   gboolean temporary;
+  gboolean auto_continue; /* a hit is reported, and the thread goes on */
   gboolean by_function;  /* set again in the new image after an exec */
 
   /* the parsed condition */

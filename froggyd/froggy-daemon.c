@@ -291,7 +291,7 @@ handle_initialize (Request *request)
 {
   static const char * const capabilities[] = {
     "launch", "attach", "breakpoints", "watchpoints", "catch", "step",
-    "backtrace", "symbols", "observers", "nonstop", NULL
+    "backtrace", "symbols", "observers", "nonstop", "auto-continue", NULL
   };
   g_autoptr(GError) error = NULL;
   gint64 version = FROGGY_PROTOCOL_VERSION;
@@ -719,7 +719,7 @@ handle_breakpoint_insert (Request *request)
 {
   g_autoptr(GError) error = NULL;
   const char *location = NULL, *condition = NULL;
-  gboolean temporary = FALSE;
+  gboolean temporary = FALSE, auto_continue = FALSE;
   gint64 ignore_count = 0;
   pid_t tid = 0;
 
@@ -727,7 +727,8 @@ handle_breakpoint_insert (Request *request)
       !get_thread (request, FALSE, &tid, &error) ||
       !froggy_params_string (request->params, "condition", FALSE, &condition, &error) ||
       !froggy_params_int (request->params, "ignore_count", FALSE, &ignore_count, &error) ||
-      !froggy_params_bool (request->params, "temporary", FALSE, &temporary, &error))
+      !froggy_params_bool (request->params, "temporary", FALSE, &temporary, &error) ||
+      !froggy_params_bool (request->params, "auto_continue", FALSE, &auto_continue, &error))
     {
       reply_error (request, error);
       return;
@@ -740,7 +741,8 @@ handle_breakpoint_insert (Request *request)
     }
   reply_result_or_error (request,
                          froggy_session_insert_breakpoint (request->session, location, tid, condition,
-                                                           ignore_count, temporary, &error),
+                                                           ignore_count, temporary, auto_continue,
+                                                           &error),
                          &error);
 }
 
@@ -1062,7 +1064,8 @@ static const Method methods[] = {
   { "memory.write", handle_memory_write, NEEDS_CONTROL,
     PARAMS ("session", "thread", "address", "data") },
   { "breakpoint.insert", handle_breakpoint_insert, NEEDS_CONTROL,
-    PARAMS ("session", "location", "thread", "condition", "ignore_count", "temporary") },
+    PARAMS ("session", "location", "thread", "condition", "ignore_count", "temporary",
+            "auto_continue") },
   { "breakpoint.remove", handle_breakpoint_remove, NEEDS_CONTROL, PARAMS ("session", "id") },
   { "breakpoint.enable", handle_breakpoint_enable, NEEDS_CONTROL,
     PARAMS ("session", "id", "enabled") },

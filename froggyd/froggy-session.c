@@ -564,9 +564,10 @@ broadcast (FroggySession *self,
 }
 
 static GVariantBuilder *
-notification_begin (FroggySession *self,
-                    const char    *reason,
-                    Thread        *thread)
+notification_begin_as (FroggySession *self,
+                       const char    *reason,
+                       Thread        *thread,
+                       gboolean       stopped)
 {
   GVariantBuilder *builder = g_variant_builder_new (G_VARIANT_TYPE_VARDICT);
 
@@ -576,9 +577,26 @@ notification_begin (FroggySession *self,
     {
       g_variant_builder_add (builder, "{sv}", "thread", g_variant_new_int64 (thread->tid));
       g_variant_builder_add (builder, "{sv}", "pid", g_variant_new_int64 (thread->pid));
-      g_variant_builder_add (builder, "{sv}", "stopped", g_variant_new_boolean (thread->stopped));
+      g_variant_builder_add (builder, "{sv}", "stopped", g_variant_new_boolean (stopped));
     }
   return builder;
+}
+
+static GVariantBuilder *
+notification_begin (FroggySession *self,
+                    const char    *reason,
+                    Thread        *thread)
+{
+  return notification_begin_as (self, reason, thread, thread != NULL && thread->stopped);
+}
+
+/* Of a thread stopped for a moment that goes on without a continue. */
+static GVariantBuilder *
+notification_begin_running (FroggySession *self,
+                            const char    *reason,
+                            Thread        *thread)
+{
+  return notification_begin_as (self, reason, thread, FALSE);
 }
 
 static void
@@ -2142,6 +2160,7 @@ froggy_session_insert_breakpoint (FroggySession  *self,
                                   const char     *condition,
                                   guint           ignore_count,
                                   gboolean        temporary,
+                                  gboolean        auto_continue,
                                   GError        **error)
 {
   g_autoptr(FroggyBreakpoint) breakpoint = NULL;
@@ -2156,6 +2175,7 @@ froggy_session_insert_breakpoint (FroggySession  *self,
   breakpoint->thread = tid;
   breakpoint->ignore_count = ignore_count;
   breakpoint->temporary = temporary;
+  breakpoint->auto_continue = auto_continue;
   breakpoint->by_function = location[0] != '*' && strchr (location, ':') == NULL;
   if (condition != NULL && !froggy_breakpoint_set_condition (breakpoint, condition, error))
     return NULL;
@@ -2980,6 +3000,20 @@ on_breakpoint (FroggySession *self,
         }
     }
 
+  if (hit != NULL && hit->auto_continue)
+    {
+      /* As gdb's "commands; continue; end", without the round trip:
+       * reported, and on its way (unless a stop was asked of it). */
+      builder = notification_begin_running (self, "breakpoint-hit", thread);
+      g_variant_builder_add (builder, "{sv}", "breakpoint", g_variant_new_int64 (hit->id));
+      add_location (builder, self, thread->pid, pc);
+      if (hit->temporary)
+        froggy_session_remove_breakpoint (self, hit->id, NULL);
+      broadcast (self, g_variant_builder_end (builder));
+      g_variant_builder_unref (builder);
+      resume_quietly (self, thread);
+      return;
+    }
   if (hit != NULL)
     {
       thread_end_step (self, thread);

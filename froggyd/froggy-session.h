@@ -119,6 +119,7 @@ GVariant      *froggy_session_insert_breakpoint  (FroggySession      *self,
                                                   const char         *condition,
                                                   guint               ignore_count,
                                                   gboolean            temporary,
+                                                  gboolean            auto_continue,
                                                   GError            **error);
 gboolean       froggy_session_remove_breakpoint  (FroggySession      *self,
                                                   guint               id,

@@ -135,6 +135,36 @@ def test_conditional_breakpoint_stops_only_when_true(client):
     assert listed[never["id"]]["hits"] == 0
 
 
+def test_an_auto_continue_breakpoint_reports_every_hit_and_never_stops(client):
+    """As gdb's "commands; continue; end": three threads tick ten times
+    each through it and the process runs to its end without a continue."""
+    started = launch(client, "threads", "3", "10")
+    session, pid = started["session"], started["pid"]
+    inserted = client.call("breakpoint.insert", session=session,
+                           location="tick", auto_continue=True)
+    listed = client.call("breakpoint.list", session=session)
+    assert listed[0]["auto_continue"] is True
+    with pytest.raises(RpcError) as refused:
+        client.call("breakpoint.insert", session=session, location="tick",
+                    auto_continue="yes")
+    assert refused.value.code == -32602
+    client.call("continue", session=session)
+    exited = client.wait_event("exit", thread=pid)
+    assert exited["code"] == 0, exited
+    hits = [event for event in client.events
+            if event["reason"] == "breakpoint-hit"]
+    assert len(hits) == 30, hits
+    assert all(not hit["stopped"] and hit["breakpoint"] == inserted["id"] and
+               hit["pc"] == inserted["addresses"][0] and
+               hit["function"] == "tick" and hit["line"] == mark("tick")
+               for hit in hits), hits
+    # Every ticker hit it ten times; the leader, in pthread_join, never.
+    per_thread = {}
+    for hit in hits:
+        per_thread[hit["thread"]] = per_thread.get(hit["thread"], 0) + 1
+    assert sorted(per_thread.values()) == [10, 10, 10] and pid not in per_thread
+
+
 def test_memory_read_hides_breakpoints_and_write_lands(client):
     session = launch(client, "basic")["session"]
     leaf = client.call("symbol.lookup", session=session, name="leaf")

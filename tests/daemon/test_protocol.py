@@ -25,7 +25,7 @@ def test_initialize_reports_version_and_capabilities(daemon):
     assert result["protocol"] == 1
     assert result["server"].startswith("froggyd ")
     for capability in ("launch", "attach", "breakpoints", "watchpoints",
-                       "catch", "step", "backtrace"):
+                       "catch", "step", "backtrace", "auto-continue"):
         assert capability in result["capabilities"], result
 
 
