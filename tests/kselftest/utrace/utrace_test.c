@@ -617,6 +617,64 @@ TEST(syscall_arguments_and_results)
 	free(r);
 }
 
+#define REUSE_CALLS 1500
+
+static int write_loop_fn(void)
+{
+	int i;
+
+	for (i = 0; i < REUSE_CALLS; i++)
+		syscall(SYS_write, -1L, "1234567", 7);
+	return 0;
+}
+
+/*
+ * The memory of the system call records read() copied out is reused for
+ * the next ones: nothing of a record may show through in a later one.
+ */
+TEST(reused_syscall_records_carry_nothing_of_their_last_use)
+{
+	struct utrace_reader *r = malloc(sizeof(*r));
+	__u64 events = UTRACE_EVMASK(UTRACE_EV_SYSCALL_ENTRY) |
+		       UTRACE_EVMASK(UTRACE_EV_SYSCALL_EXIT) |
+		       UTRACE_EVMASK(UTRACE_EV_DEATH);
+	struct utrace_event_header *ev;
+	struct utrace_event_syscall *sc;
+	struct tracee t = start_tracee(write_loop_fn);
+	int entries = 0, exits = 0, i;
+	int fd = utrace_open();
+
+	ASSERT_GE(fd, 0);
+	utrace_reader_init(r, fd);
+	ASSERT_EQ(0, utrace_attach(fd, t.pid, 0, events, events, NULL));
+	go(&t);
+	while ((ev = utrace_next(r, WAIT_MS)) && ev->type != UTRACE_EV_DEATH) {
+		EXPECT_EQ(0, ev->flags);
+		sc = utrace_body(ev);
+		EXPECT_EQ(0, sc->reserved);
+		if (sc->nr != SYS_write)
+			continue;
+		if (ev->type == UTRACE_EV_SYSCALL_ENTRY) {
+			entries++;
+			EXPECT_EQ((__u64)-1, sc->args[0]);
+			EXPECT_EQ(7, sc->args[2]);
+			EXPECT_EQ(0, sc->ret);
+		} else {
+			exits++;
+			EXPECT_EQ(-EBADF, sc->ret);
+			for (i = 0; i < 6; i++)
+				EXPECT_EQ(0, sc->args[i]);
+		}
+	}
+	ASSERT_NE(NULL, ev);
+	/* Fewer records than the queue holds: none was dropped. */
+	EXPECT_EQ(REUSE_CALLS, entries);
+	EXPECT_EQ(REUSE_CALLS, exits);
+	EXPECT_EQ(0, reap(&t));
+	close(fd);
+	free(r);
+}
+
 TEST(signals_suppressed_and_injected)
 {
 	struct utrace_reader *r = malloc(sizeof(*r));
