@@ -1,19 +1,9 @@
 /* froggy-peer.c
  *
- * A FroggyPeer is a client connection: the JsonrpcClient that reads its
- * requests, who is at the other end (SO_PEERCRED), and what we have
- * queued for it.
- *
- * Replies and notifications do not go through jsonrpc-glib's writer: its
- * JsonrpcOutputStream is not pollable, so each message it writes makes a
- * round trip through a GLib worker thread: two thread wakeups per message,
- * and a breakpoint hit is a reply and a notification.  The peer frames
- * each message as jsonrpc-glib does (Content-Length, then the JSON body),
- * sends what the socket takes without blocking, from the main loop, and
- * keeps the rest in order until the socket is writable again.
- *
- * A client that sends requests but never reads the replies would make the
- * daemon queue without bound; past FROGGY_PEER_MAX_QUEUED messages not yet
+ * A FroggyPeer is a client connection: the JsonrpcClient, who is at the
+ * other end (SO_PEERCRED), and how much we have queued for it.  A client
+ * that sends requests but never reads the replies would make the daemon
+ * queue without bound; past FROGGY_PEER_MAX_QUEUED messages not yet
  * written, the connection is closed instead.
  *
  * A client that reads, but slower than a tracee makes events (threads
@@ -31,8 +21,6 @@
  */
 #define G_LOG_DOMAIN "froggyd"
 
-#include <json-glib/json-glib.h>
-
 #include "froggy-error.h"
 #include "froggy-peer.h"
 
@@ -44,13 +32,11 @@ struct _FroggyPeer
 {
   GObject        parent_instance;
   JsonrpcClient *client;
-  GSocket       *socket;   /* the connection's: we write to it */
+  GSocket       *socket;   /* the connection's, to cut it off */
   uid_t          uid;
   gid_t          gid;
   pid_t          pid;
-  GQueue         outgoing; /* GBytes: framed messages not yet written whole */
-  gsize          sent;     /* bytes of the head of outgoing already written */
-  GSource       *writable; /* while the socket takes no more */
+  guint          queued;
   GHashTable    *dropped;  /* session id -> notifications dropped */
   guint          initialized : 1;
   guint          closed : 1;
@@ -59,21 +45,10 @@ struct _FroggyPeer
 G_DEFINE_FINAL_TYPE (FroggyPeer, froggy_peer, G_TYPE_OBJECT)
 
 static void
-froggy_peer_discard_outgoing (FroggyPeer *self)
-{
-  if (self->writable != NULL)
-    g_source_destroy (self->writable);
-  g_clear_pointer (&self->writable, g_source_unref);
-  g_queue_clear_full (&self->outgoing, (GDestroyNotify) g_bytes_unref);
-  self->sent = 0;
-}
-
-static void
 froggy_peer_finalize (GObject *object)
 {
   FroggyPeer *self = FROGGY_PEER (object);
 
-  froggy_peer_discard_outgoing (self);
   g_clear_object (&self->client);
   g_clear_object (&self->socket);
   g_clear_pointer (&self->dropped, g_hash_table_unref);
@@ -89,7 +64,6 @@ froggy_peer_class_init (FroggyPeerClass *klass)
 static void
 froggy_peer_init (FroggyPeer *self)
 {
-  g_queue_init (&self->outgoing);
   self->dropped = g_hash_table_new (NULL, NULL);
 }
 
@@ -100,14 +74,10 @@ froggy_peer_new (JsonrpcClient *client,
                  gid_t          gid,
                  pid_t          pid)
 {
-  FroggyPeer *self;
+  FroggyPeer *self = g_object_new (FROGGY_TYPE_PEER, NULL);
 
-  g_return_val_if_fail (JSONRPC_IS_CLIENT (client), NULL);
-  g_return_val_if_fail (G_IS_SOCKET (socket), NULL);
-
-  self = g_object_new (FROGGY_TYPE_PEER, NULL);
   self->client = g_object_ref (client);
-  self->socket = g_object_ref (socket);
+  self->socket = socket ? g_object_ref (socket) : NULL;
   self->uid = uid;
   self->gid = gid;
   self->pid = pid;
@@ -171,12 +141,12 @@ froggy_peer_close (FroggyPeer *self)
   if (self->closed)
     return;
   self->closed = TRUE;
-  froggy_peer_discard_outgoing (self);
-  /* The client sees the end at once, and jsonrpc-glib's read loop sees
-   * it from the main loop and closes the connection the usual way
-   * ("client-closed").  Closing the JsonrpcClient here would release the
-   * peer under the feet of whoever was writing to it. */
-  g_socket_shutdown (self->socket, TRUE, TRUE, NULL);
+  jsonrpc_client_close (self->client, NULL, NULL);
+  /* A stream with a write pending does not close (G_IO_ERROR_PENDING):
+   * shut the socket down under it, so that the peer sees the end and
+   * the pending write fails at once. */
+  if (self->socket != NULL)
+    g_socket_shutdown (self->socket, TRUE, TRUE, NULL);
 }
 
 static void froggy_peer_send_notification (FroggyPeer *self, GVariant *params);
@@ -186,16 +156,12 @@ static void froggy_peer_send_notification (FroggyPeer *self, GVariant *params);
 static void
 froggy_peer_report_dropped (FroggyPeer *self)
 {
-  g_autoptr(GHashTable) dropped = NULL;
   GHashTableIter iter;
   gpointer session, count;
 
-  if (self->closed || g_hash_table_size (self->dropped) == 0)
+  if (self->closed)
     return;
-  /* Sending may write, and writing reports what was dropped. */
-  dropped = g_steal_pointer (&self->dropped);
-  self->dropped = g_hash_table_new (NULL, NULL);
-  g_hash_table_iter_init (&iter, dropped);
+  g_hash_table_iter_init (&iter, self->dropped);
   while (g_hash_table_iter_next (&iter, &session, &count))
     {
       g_autoptr(GVariant) lost = NULL;
@@ -205,100 +171,71 @@ froggy_peer_report_dropped (FroggyPeer *self)
       g_variant_dict_insert (&params, "reason", "s", "lost");
       g_variant_dict_insert (&params, "session", "x", (gint64) GPOINTER_TO_UINT (session));
       g_variant_dict_insert (&params, "count", "x", (gint64) GPOINTER_TO_UINT (count));
+      g_hash_table_iter_remove (&iter);
       lost = g_variant_ref_sink (g_variant_dict_end (&params));
+      self->queued++;
       froggy_peer_send_notification (self, lost);
     }
 }
 
-static gboolean froggy_peer_socket_writable (GSocket      *socket,
-                                             GIOCondition  condition,
-                                             gpointer      user_data);
-
-/* Writes what the socket takes without blocking, in order; the rest
- * waits for the socket to be writable. */
+/* Every write completion, whether it worked or not, ends one queued
+ * message; the peer is held until then. */
 static void
-froggy_peer_flush (FroggyPeer *self)
+froggy_peer_written (FroggyPeer *self,
+                     GError     *error)
 {
-  while (!g_queue_is_empty (&self->outgoing))
-    {
-      GBytes *head = g_queue_peek_head (&self->outgoing);
-      g_autoptr(GError) error = NULL;
-      const char *data;
-      gssize sent;
-      gsize size;
-
-      data = g_bytes_get_data (head, &size);
-      sent = g_socket_send_with_blocking (self->socket, data + self->sent, size - self->sent,
-                                          FALSE, NULL, &error);
-      if (sent < 0 && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
-        {
-          self->writable = g_socket_create_source (self->socket, G_IO_OUT | G_IO_ERR | G_IO_HUP, NULL);
-          g_source_set_callback (self->writable, G_SOURCE_FUNC (froggy_peer_socket_writable),
-                                 self, NULL);
-          g_source_attach (self->writable, NULL);
-          break;
-        }
-      if (sent < 0)
-        {
-          if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_BROKEN_PIPE) &&
-              !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CONNECTION_CLOSED))
-            g_debug ("client %d: %s", self->pid, error->message);
-          froggy_peer_close (self);
-          return;
-        }
-      self->sent += sent;
-      if (self->sent == size)
-        {
-          g_bytes_unref (g_queue_pop_head (&self->outgoing));
-          self->sent = 0;
-        }
-    }
-  if (g_queue_get_length (&self->outgoing) < FROGGY_PEER_RESUME_QUEUED)
+  self->queued--;
+  if (error != NULL &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CLOSED) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    g_debug ("client %d: %s", self->pid, error->message);
+  if (self->queued < FROGGY_PEER_RESUME_QUEUED)
     froggy_peer_report_dropped (self);
 }
 
-static gboolean
-froggy_peer_socket_writable (GSocket      *socket,
-                             GIOCondition  condition,
-                             gpointer      user_data)
+static void
+froggy_peer_reply_written (GObject      *object,
+                           GAsyncResult *result,
+                           gpointer      user_data)
 {
-  FroggyPeer *self = user_data;
+  g_autoptr(FroggyPeer) self = user_data;
+  g_autoptr(GError) error = NULL;
 
-  g_clear_pointer (&self->writable, g_source_unref);
-  froggy_peer_flush (self);
-  return G_SOURCE_REMOVE;
+  jsonrpc_client_reply_finish (JSONRPC_CLIENT (object), result, &error);
+  froggy_peer_written (self, error);
 }
 
-/* Frames @message as jsonrpc-glib does, and queues it. */
 static void
-froggy_peer_send (FroggyPeer *self,
-                  GVariant   *message)
+froggy_peer_error_written (GObject      *object,
+                           GAsyncResult *result,
+                           gpointer      user_data)
 {
-  g_autoptr(GVariant) sunk = g_variant_ref_sink (message);
-  g_autofree char *body = NULL;
-  GString *framed;
-  gsize length = 0;
+  g_autoptr(FroggyPeer) self = user_data;
+  g_autoptr(GError) error = NULL;
 
-  body = json_gvariant_serialize_data (sunk, &length);
-  framed = g_string_sized_new (length + 32);
-  g_string_printf (framed, "Content-Length: %" G_GSIZE_FORMAT "\r\n\r\n", length);
-  g_string_append_len (framed, body, length);
-  g_queue_push_tail (&self->outgoing, g_string_free_to_bytes (framed));
-  if (self->writable == NULL)
-    froggy_peer_flush (self);
+  jsonrpc_client_reply_error_finish (JSONRPC_CLIENT (object), result, &error);
+  froggy_peer_written (self, error);
+}
+
+static void
+froggy_peer_notification_written (GObject      *object,
+                                  GAsyncResult *result,
+                                  gpointer      user_data)
+{
+  g_autoptr(FroggyPeer) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  jsonrpc_client_send_notification_finish (JSONRPC_CLIENT (object), result, &error);
+  froggy_peer_written (self, error);
 }
 
 static void
 froggy_peer_send_notification (FroggyPeer *self,
                                GVariant   *params)
 {
-  GVariantDict message;
-
-  g_variant_dict_init (&message, NULL);
-  g_variant_dict_insert (&message, "jsonrpc", "s", "2.0");
-  g_variant_dict_insert (&message, "method", "s", "event");
-  g_variant_dict_insert_value (&message, "params", params);
-  froggy_peer_send (self, g_variant_dict_end (&message));
+  jsonrpc_client_send_notification_async (self->client, "event", params, NULL,
+                                          froggy_peer_notification_written,
+                                          g_object_ref (self));
 }
 
 /* Whether a notification may be dropped for a client that lags: one of
@@ -325,11 +262,9 @@ froggy_peer_may_drop (GVariant *params)
 static gboolean
 froggy_peer_dropping (FroggyPeer *self)
 {
-  guint queued = g_queue_get_length (&self->outgoing);
-
   if (g_hash_table_size (self->dropped) > 0)
-    return queued >= FROGGY_PEER_RESUME_QUEUED;
-  return queued >= FROGGY_PEER_DROP_QUEUED;
+    return self->queued >= FROGGY_PEER_RESUME_QUEUED;
+  return self->queued >= FROGGY_PEER_DROP_QUEUED;
 }
 
 static gboolean
@@ -337,13 +272,14 @@ froggy_peer_may_queue (FroggyPeer *self)
 {
   if (self->closed)
     return FALSE;
-  if (g_queue_get_length (&self->outgoing) >= FROGGY_PEER_MAX_QUEUED)
+  if (self->queued >= FROGGY_PEER_MAX_QUEUED)
     {
       g_message ("client %d reads no replies (%u queued): closing it",
-                 self->pid, g_queue_get_length (&self->outgoing));
+                 self->pid, self->queued);
       froggy_peer_close (self);
       return FALSE;
     }
+  self->queued++;
   return TRUE;
 }
 
@@ -353,19 +289,13 @@ froggy_peer_reply (FroggyPeer *self,
                    GVariant   *result)
 {
   g_autoptr(GVariant) sunk = result ? g_variant_ref_sink (result) : NULL;
-  GVariantDict message;
 
   g_return_if_fail (FROGGY_IS_PEER (self));
 
   if (!froggy_peer_may_queue (self))
     return;
-  g_variant_dict_init (&message, NULL);
-  g_variant_dict_insert (&message, "jsonrpc", "s", "2.0");
-  g_variant_dict_insert_value (&message, "id", id);
-  /* No result is a JSON null. */
-  g_variant_dict_insert_value (&message, "result",
-                               sunk ? sunk : g_variant_new_maybe (G_VARIANT_TYPE_VARIANT, NULL));
-  froggy_peer_send (self, g_variant_dict_end (&message));
+  jsonrpc_client_reply_async (self->client, id, sunk, NULL,
+                              froggy_peer_reply_written, g_object_ref (self));
 }
 
 void
@@ -374,7 +304,6 @@ froggy_peer_reply_error (FroggyPeer   *self,
                          const GError *error)
 {
   int code = FROGGY_ERROR_INTERNAL;
-  GVariantDict message, details;
 
   g_return_if_fail (FROGGY_IS_PEER (self));
   g_return_if_fail (error != NULL);
@@ -388,14 +317,8 @@ froggy_peer_reply_error (FroggyPeer   *self,
 
   if (!froggy_peer_may_queue (self))
     return;
-  g_variant_dict_init (&details, NULL);
-  g_variant_dict_insert (&details, "code", "i", code);
-  g_variant_dict_insert (&details, "message", "s", error->message);
-  g_variant_dict_init (&message, NULL);
-  g_variant_dict_insert (&message, "jsonrpc", "s", "2.0");
-  g_variant_dict_insert_value (&message, "id", id);
-  g_variant_dict_insert_value (&message, "error", g_variant_dict_end (&details));
-  froggy_peer_send (self, g_variant_dict_end (&message));
+  jsonrpc_client_reply_error_async (self->client, id, code, error->message, NULL,
+                                    froggy_peer_error_written, g_object_ref (self));
 }
 
 void
@@ -414,7 +337,7 @@ froggy_peer_notify (FroggyPeer *self,
 
       if (g_hash_table_size (self->dropped) == 0)
         g_debug ("client %d lags %u messages behind: dropping notifications of running threads",
-                 self->pid, g_queue_get_length (&self->outgoing));
+                 self->pid, self->queued);
       g_variant_lookup (sunk, "session", "x", &session);
       key = GUINT_TO_POINTER ((guint) session);
       count = GPOINTER_TO_UINT (g_hash_table_lookup (self->dropped, key));
