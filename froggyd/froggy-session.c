@@ -590,15 +590,6 @@ notification_begin (FroggySession *self,
   return notification_begin_as (self, reason, thread, thread != NULL && thread->stopped);
 }
 
-/* Of a thread stopped for a moment that goes on without a continue. */
-static GVariantBuilder *
-notification_begin_running (FroggySession *self,
-                            const char    *reason,
-                            Thread        *thread)
-{
-  return notification_begin_as (self, reason, thread, FALSE);
-}
-
 static void
 notification_end (FroggySession   *self,
                   GVariantBuilder *builder,
@@ -3003,16 +2994,16 @@ on_breakpoint (FroggySession *self,
   if (hit != NULL && hit->auto_continue)
     {
       /* As gdb's "commands; continue; end", without the round trip:
-       * reported, and on its way (unless a stop was asked of it). */
-      builder = notification_begin_running (self, "breakpoint-hit", thread);
+       * reported, then on as from a hit that does not stop (a step
+       * under way goes on). */
+      builder = notification_begin_as (self, "breakpoint-hit", thread, FALSE);
       g_variant_builder_add (builder, "{sv}", "breakpoint", g_variant_new_int64 (hit->id));
       add_location (builder, self, thread->pid, pc);
       if (hit->temporary)
         froggy_session_remove_breakpoint (self, hit->id, NULL);
       broadcast (self, g_variant_builder_end (builder));
       g_variant_builder_unref (builder);
-      resume_quietly (self, thread);
-      return;
+      hit = NULL;
     }
   if (hit != NULL)
     {
