@@ -122,6 +122,11 @@ static int clone_fn(void)
 	return WEXITSTATUS(status);
 }
 
+/* A stream of system calls, to the thread's end. */
+#define SYSCALL_STREAM_EVENTS (UTRACE_EVMASK(UTRACE_EV_SYSCALL_ENTRY) | \
+			       UTRACE_EVMASK(UTRACE_EV_SYSCALL_EXIT) | \
+			       UTRACE_EVMASK(UTRACE_EV_DEATH))
+
 #define FLOOD_CALLS 20000
 
 static int flood_fn(void)
@@ -135,9 +140,7 @@ static int flood_fn(void)
 
 TEST(overflow_is_counted_exactly)
 {
-	__u64 events = UTRACE_EVMASK(UTRACE_EV_SYSCALL_ENTRY) |
-		       UTRACE_EVMASK(UTRACE_EV_SYSCALL_EXIT) |
-		       UTRACE_EVMASK(UTRACE_EV_DEATH);
+	__u64 events = SYSCALL_STREAM_EVENTS;
 	struct utrace_reader *r = malloc(sizeof(*r));
 	struct utrace_event_header *ev;
 	struct tracee t = start_tracee(flood_fn);
@@ -572,9 +575,7 @@ TEST(launch_stops_at_exec)
 TEST(syscall_arguments_and_results)
 {
 	struct utrace_reader *r = malloc(sizeof(*r));
-	__u64 events = UTRACE_EVMASK(UTRACE_EV_SYSCALL_ENTRY) |
-		       UTRACE_EVMASK(UTRACE_EV_SYSCALL_EXIT) |
-		       UTRACE_EVMASK(UTRACE_EV_DEATH);
+	__u64 events = SYSCALL_STREAM_EVENTS;
 	struct utrace_event_header *ev;
 	struct utrace_event_syscall *sc;
 	struct tracee t = start_tracee(syscalls_fn);
@@ -635,9 +636,7 @@ static int write_loop_fn(void)
 TEST(reused_syscall_records_carry_nothing_of_their_last_use)
 {
 	struct utrace_reader *r = malloc(sizeof(*r));
-	__u64 events = UTRACE_EVMASK(UTRACE_EV_SYSCALL_ENTRY) |
-		       UTRACE_EVMASK(UTRACE_EV_SYSCALL_EXIT) |
-		       UTRACE_EVMASK(UTRACE_EV_DEATH);
+	__u64 events = SYSCALL_STREAM_EVENTS;
 	struct utrace_event_header *ev;
 	struct utrace_event_syscall *sc;
 	struct tracee t = start_tracee(write_loop_fn);
