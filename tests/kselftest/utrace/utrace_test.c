@@ -1008,6 +1008,97 @@ TEST(hold_leaves_a_sleeping_thread_asleep_and_interrupts_a_running_one)
 	free(r);
 }
 
+#define CLONE_TRIES 10
+
+static int clone_loop_fn(void)
+{
+	pthread_t thread;
+	int i;
+
+	for (i = 0; i < CLONE_TRIES; i++) {
+		if (pthread_create(&thread, NULL, thread_exit_fn, NULL))
+			return 1;
+		pthread_join(thread, NULL);
+	}
+	return 0;
+}
+
+/*
+ * A stop asked of a thread on its way into clone() (resumed from its
+ * system call entry, then stopped at once, long before the clone is
+ * done) is pending when it creates the child: the child starts stopped,
+ * with a STOP record before any other, and the clone record says so.  A
+ * child cloned with no stop pending runs at once.  The stop, asked of a
+ * thread resumed a moment before, is reported all the same.
+ */
+TEST(a_thread_cloned_with_a_stop_pending_starts_stopped)
+{
+	struct utrace_reader *r = malloc(sizeof(*r));
+	__u64 events = UTRACE_EVMASK(UTRACE_EV_SYSCALL_ENTRY) |
+		       UTRACE_EVMASK(UTRACE_EV_CLONE) |
+		       UTRACE_EVMASK(UTRACE_EV_DEATH);
+	__u64 nonstop = events & ~UTRACE_EVMASK(UTRACE_EV_SYSCALL_ENTRY);
+	struct {
+		__u64 id;
+		bool stopped;		/* UTRACE_CLONE_STOPPED */
+		int first;		/* its first record's type */
+	} children[CLONE_TRIES] = {};
+	struct tracee t = start_tracee(clone_loop_fn);
+	struct utrace_event_header *ev;
+	struct utrace_event_clone *clone;
+	struct utrace_event_syscall *sc;
+	int nr_children = 0, nr_stopped = 0, i;
+	__u64 id;
+	int fd = utrace_open();
+
+	ASSERT_GE(fd, 0);
+	utrace_reader_init(r, fd);
+	ASSERT_EQ(0, utrace_attach(fd, t.pid, UTRACE_ATTACH_CLONES, events,
+				   nonstop, &id));
+	go(&t);
+	while ((ev = utrace_next(r, WAIT_MS))) {
+		if (ev->type == UTRACE_EV_DEATH && ev->id == id)
+			break;
+		if (ev->type == UTRACE_EV_CLONE) {
+			clone = utrace_body(ev);
+			ASSERT_LT(nr_children, CLONE_TRIES);
+			ASSERT_NE(0, clone->child_id);
+			EXPECT_EQ(0, clone->child_flags & ~UTRACE_CLONE_STOPPED);
+			children[nr_children].id = clone->child_id;
+			children[nr_children].stopped =
+				clone->child_flags & UTRACE_CLONE_STOPPED;
+			nr_stopped += children[nr_children].stopped;
+			nr_children++;
+		}
+		for (i = 0; i < nr_children; i++)
+			if (children[i].id == ev->id && !children[i].first)
+				children[i].first = ev->type;
+		if (!(ev->flags & UTRACE_EVF_STOPPED))
+			continue;
+		ASSERT_EQ(0, utrace_ctl(fd, ev->id, 0, UTRACE_CTL_RESUME, 0));
+		if (ev->type != UTRACE_EV_SYSCALL_ENTRY || ev->id != id)
+			continue;
+		sc = utrace_body(ev);
+		if (sc->nr == SYS_clone || sc->nr == SYS_clone3)
+			ASSERT_EQ(0, utrace_ctl(fd, id, 0, UTRACE_CTL_STOP, 0));
+	}
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(CLONE_TRIES, nr_children);
+	for (i = 0; i < nr_children; i++) {
+		if (children[i].stopped) {
+			EXPECT_EQ(UTRACE_EV_STOP, children[i].first);
+		} else {
+			EXPECT_NE(UTRACE_EV_STOP, children[i].first);
+		}
+	}
+	/* The clone takes far longer than the request: it is seen. */
+	EXPECT_GT(nr_stopped, 0);
+	TH_LOG("%d of %d children started stopped", nr_stopped, nr_children);
+	EXPECT_EQ(0, reap(&t));
+	close(fd);
+	free(r);
+}
+
 static int attach_errno(void *arg)
 {
 	int fd = utrace_open();
