@@ -108,6 +108,7 @@ typedef struct
   /* stepping over the breakpoint at over_address */
   guint64        over_address;
   AfterStepOver  over_then;
+  guint          over_sync;      /* idle: records read before the int3 is lifted */
 
   /* a source-level step */
   gboolean       stepping;
@@ -214,6 +215,7 @@ thread_free (gpointer data)
 {
   Thread *thread = data;
 
+  g_clear_handle_id (&thread->over_sync, g_source_remove);
   g_free (thread->step_file);
   g_free (thread);
 }
@@ -746,11 +748,17 @@ stop_like (FroggySession *self,
  * thread or a step-over's pause: it is stopped alike, and whoever waits
  * for the parent waits for it too.  Else a stop of every thread would
  * answer with one running, or a new thread run past the breakpoint a
- * step-over has lifted. */
+ * step-over has lifted.
+ *
+ * @stopping: the kernel stops the child already (UTRACE_CLONE_STOPPED),
+ * as its parent had a stop pending when it cloned.  That is how a parent
+ * held asleep in the clone for a step-over, which nobody waits for, has
+ * a child that runs no code while the int3 is lifted. */
 static void
 stop_with_parent (FroggySession *self,
                   Thread        *parent,
-                  Thread        *child)
+                  Thread        *child,
+                  gboolean       stopping)
 {
   gboolean awaited = FALSE;
 
@@ -768,6 +776,14 @@ stop_with_parent (FroggySession *self,
     }
   if (awaited)
     stop_like (self, parent, child);
+  else if (stopping)
+    {
+      /* Its stop record is taken as its parent's would be: a pause, a
+       * stop asked for, or one nobody wants any more, to run on from. */
+      child->paused = parent->paused;
+      child->stop_requested = parent->stop_requested;
+      child->pause_lapsed = !parent->paused && !parent->stop_requested;
+    }
 }
 
 /* @thread joins without a CLONE record (see threads_resync()): stopped and
@@ -1082,6 +1098,7 @@ thread_control (FroggySession  *self,
 }
 
 static void step_over_paused (FroggySession *self, gpointer data);
+static void step_over_done (FroggySession *self, Thread *thread);
 
 /* Whether a thread of process @pid is stepping over a breakpoint. */
 static gboolean
@@ -1098,32 +1115,19 @@ process_stepping_over (FroggySession *self,
   return FALSE;
 }
 
-/* The thread is stopped on an int3 of ours: stop every other running
- * thread of its process, then put the original byte back and step.  One
- * asleep in a system call (a thread waiting for a lock, a joiner) is only
- * held there, not woken, and there is no stop of it to wait for. */
-static gboolean
-thread_step_over (FroggySession  *self,
-                  Thread         *thread,
-                  AfterStepOver   then,
-                  GError        **error)
+/* Hold every thread of @thread's process that runs: one asleep in a
+ * system call (a thread waiting for a lock, a joiner) is only held there,
+ * not woken, and there is no stop of it to wait for.  Returns the threads
+ * whose stop is to come. */
+static GArray *
+step_over_hold_others (FroggySession  *self,
+                       Thread         *thread,
+                       GError        **error)
 {
   g_autoptr(GArray) others = g_array_new (FALSE, FALSE, sizeof (pid_t));
   GHashTableIter iter;
   Thread *other;
 
-  thread->over_then = then;
-
-  /* One step-over at a time in a process: while one is under way the
-   * int3 is lifted, and a second would pause the first's thread in the
-   * middle of its step.  This one starts when that one ends. */
-  if (process_stepping_over (self, thread->pid))
-    {
-      thread->deferred = TRUE;
-      return TRUE;
-    }
-
-  thread->over_address = thread_pc (self, thread);
   g_hash_table_iter_init (&iter, self->threads);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &other))
     {
@@ -1139,29 +1143,98 @@ thread_step_over (FroggySession  *self,
           if (g_error_matches (local_error, FROGGY_ERROR, FROGGY_ERROR_NO_THREAD))
             continue;
           g_propagate_error (error, g_steal_pointer (&local_error));
-          return FALSE;
+          return NULL;
         }
       other->paused = TRUE;
       other->pause_lapsed = FALSE;
       if (!held)
         g_array_append_val (others, other->tid);
     }
+  return g_steal_pointer (&others);
+}
 
+/* The thread is stopped on an int3 of ours: stop every other running
+ * thread of its process, then put the original byte back and step. */
+static gboolean
+thread_step_over (FroggySession  *self,
+                  Thread         *thread,
+                  AfterStepOver   then,
+                  GError        **error)
+{
+  g_autoptr(GArray) others = NULL;
+
+  thread->over_then = then;
+
+  /* One step-over at a time in a process: while one is under way the
+   * int3 is lifted, and a second would pause the first's thread in the
+   * middle of its step.  This one starts when that one ends. */
+  if (process_stepping_over (self, thread->pid))
+    {
+      thread->deferred = TRUE;
+      return TRUE;
+    }
+
+  thread->over_address = thread_pc (self, thread);
+  others = step_over_hold_others (self, thread, error);
+  if (others == NULL)
+    return FALSE;
   stop_waiter_add (self, others, TRUE, step_over_paused, GINT_TO_POINTER (thread->tid));
   return TRUE;
 }
 
-static void
-step_over_paused (FroggySession *self,
-                  gpointer       data)
+typedef struct
 {
-  Thread *thread = thread_lookup (self, GPOINTER_TO_INT (data));
+  FroggySession *session;
+  pid_t          tid;
+} StepOverSync;
+
+static void
+step_over_sync_free (gpointer data)
+{
+  StepOverSync *sync = data;
+
+  g_object_unref (sync->session);
+  g_free (sync);
+}
+
+static gboolean
+step_over_sync (gpointer user_data)
+{
+  StepOverSync *sync = user_data;
+  FroggySession *self = sync->session;
+  Thread *thread = thread_lookup (self, sync->tid);
+  g_autoptr(GArray) others = NULL;
+  g_autoptr(GError) error = NULL;
   Process *process;
   Site *site;
-  g_autoptr(GError) error = NULL;
 
-  if (thread == NULL)
-    return;
+  thread->over_sync = 0;
+
+  /* The threads we know of are stopped or held, but the records queued
+   * before that may tell of others: a CLONE record waits for its batch
+   * and can come after the stops.  Such a thread runs, unknown, and
+   * would miss the breakpoint while the int3 is lifted: handle every
+   * record queued so far, and hold whoever is new, first. */
+  froggy_device_dispatch_through (self->device, G_MAXUINT64);
+  thread = thread_lookup (self, sync->tid);
+  if (self->ended || thread == NULL || thread->over_address == 0)
+    return G_SOURCE_REMOVE;
+  if (!thread->stopped)
+    {
+      /* Gone on by now (a record of it said so): no step to make. */
+      step_over_done (self, thread);
+      return G_SOURCE_REMOVE;
+    }
+  others = step_over_hold_others (self, thread, &error);
+  if (others == NULL)
+    g_warning ("stepping thread %d over a breakpoint: %s", thread->tid, error->message);
+  else if (others->len > 0)
+    {
+      g_debug ("thread %d's step-over waits for %u more threads", thread->tid, others->len);
+      stop_waiter_add (self, others, TRUE, step_over_paused, GINT_TO_POINTER (thread->tid));
+      return G_SOURCE_REMOVE;
+    }
+
   process = process_lookup (self, thread->pid);
   site = g_hash_table_lookup (process->sites, &thread->over_address);
   if (site != NULL)
@@ -1171,6 +1244,26 @@ step_over_paused (FroggySession *self,
                        thread->over_signal, &error))
     g_warning ("stepping thread %d over a breakpoint: %s", thread->tid, error->message);
   thread->over_signal = -1;
+  return G_SOURCE_REMOVE;
+}
+
+/* Every other thread is paused: the int3 is lifted from the main loop,
+ * once the records that came with the stops are handled, never while
+ * the device is handing them out. */
+static void
+step_over_paused (FroggySession *self,
+                  gpointer       data)
+{
+  Thread *thread = thread_lookup (self, GPOINTER_TO_INT (data));
+  StepOverSync *sync;
+
+  if (thread == NULL || thread->over_sync != 0)
+    return;
+  sync = g_new0 (StepOverSync, 1);
+  sync->session = g_object_ref (self);
+  sync->tid = thread->tid;
+  thread->over_sync = g_idle_add_full (G_PRIORITY_HIGH, step_over_sync, sync,
+                                       step_over_sync_free);
 }
 
 static gboolean thread_resume (FroggySession *self, Thread *thread, int signo, GError **error);
@@ -1233,6 +1326,7 @@ step_over_done (FroggySession *self,
 
   gboolean deferred = FALSE;
 
+  g_clear_handle_id (&thread->over_sync, g_source_remove);
   if (site != NULL)
     site_write (self, process, site->address, INT3, NULL);
   thread->over_address = 0;
@@ -3123,7 +3217,8 @@ on_clone (FroggySession                    *self,
     process_inherit (self, process_lookup (self, parent->pid), child,
                      (body->flags & CLONE_VM) != 0);
   if (is_thread || self->follow_fork)
-    stop_with_parent (self, parent, child);
+    stop_with_parent (self, parent, child,
+                      (body->child_flags & UTRACE_CLONE_STOPPED) != 0);
 
   /* The kernel's one clone event stops for both kinds when either asks
    * to stop: the kind nobody asked to stop for goes on at once. */
