@@ -49,6 +49,7 @@ typedef struct
   gint64      daemon_id;     /* 0 while a watch- or catchpoint is disabled */
   gboolean    enabled;
   gboolean    temporary;
+  gboolean    tracepoint;    /* a breakpoint that reports and goes on */
   char       *what;          /* the location, expression or catch as given */
   /* breakpoints */
   char       *address;
@@ -632,6 +633,16 @@ say_event (FroggyShell *self,
       if (thread == pid)
         say_place (self, "", event, TRUE);
     }
+  else if (g_str_equal (reason, "breakpoint-hit") && !stopped)
+    {
+      Point *point = point_by_daemon_id (self, POINT_BREAKPOINT, member_int (event, "breakpoint", 0));
+      g_autofree char *base = g_path_get_basename (member_string (event, "file") ?: "??");
+
+      /* A tracepoint: one line a hit, the program runs on. */
+      say (self, "[Thread %" G_GINT64_FORMAT " passed tracepoint %u, %s () at %s:%" G_GINT64_FORMAT "]\n",
+           thread, point ? point->number : 0, member_string (event, "function") ?: "??",
+           base, member_int (event, "line", 0));
+    }
   else if (g_str_equal (reason, "breakpoint-hit"))
     {
       Point *point = point_by_daemon_id (self, POINT_BREAKPOINT, member_int (event, "breakpoint", 0));
@@ -1093,11 +1104,19 @@ parse_signal (const char *text)
 
 /* ---- Breakpoints, watchpoints and catchpoints ------------------------ */
 
+typedef enum
+{
+  BREAK_KEEP,
+  BREAK_TEMPORARY,
+  BREAK_TRACE,      /* reported, never stops: the daemon's auto_continue */
+} BreakKind;
+
 static gboolean
 cmd_break_common (FroggyShell *self,
                   const char  *args,
-                  gboolean     temporary)
+                  BreakKind    kind)
 {
+  static const char *const kind_names[] = { "Breakpoint", "Temporary breakpoint", "Tracepoint" };
   g_autofree char *location = NULL;
   g_autofree char *condition = NULL;
   g_autoptr(JsonNode) result = NULL;
@@ -1156,8 +1175,10 @@ cmd_break_common (FroggyShell *self,
     }
   if (thread != 0)
     json_object_set_int_member (params, "thread", thread);
-  if (temporary)
+  if (kind == BREAK_TEMPORARY)
     json_object_set_boolean_member (params, "temporary", TRUE);
+  if (kind == BREAK_TRACE)
+    json_object_set_boolean_member (params, "auto_continue", TRUE);
   if ((result = call (self, "breakpoint.insert", params, NULL)) == NULL)
     return FALSE;
 
@@ -1167,7 +1188,8 @@ cmd_break_common (FroggyShell *self,
   point->kind = POINT_BREAKPOINT;
   point->daemon_id = member_int (answer, "id", 0);
   point->enabled = TRUE;
-  point->temporary = temporary;
+  point->temporary = kind == BREAK_TEMPORARY;
+  point->tracepoint = kind == BREAK_TRACE;
   point->what = g_strdup (location);
   point->function = g_strdup (member_string (answer, "function"));
   point->file = g_strdup (member_string (answer, "file"));
@@ -1180,7 +1202,7 @@ cmd_break_common (FroggyShell *self,
   g_ptr_array_add (self->points, point);
 
   text = g_string_new (NULL);
-  g_string_append_printf (text, "%s %u at %s", temporary ? "Temporary breakpoint" : "Breakpoint",
+  g_string_append_printf (text, "%s %u at %s", kind_names[kind],
                           point->number, point->address ? point->address : "?");
   if (point->file != NULL)
     {
@@ -1199,14 +1221,21 @@ static gboolean
 cmd_break (FroggyShell *self,
            const char  *args)
 {
-  return cmd_break_common (self, args, FALSE);
+  return cmd_break_common (self, args, BREAK_KEEP);
 }
 
 static gboolean
 cmd_tbreak (FroggyShell *self,
             const char  *args)
 {
-  return cmd_break_common (self, args, TRUE);
+  return cmd_break_common (self, args, BREAK_TEMPORARY);
+}
+
+static gboolean
+cmd_trace (FroggyShell *self,
+           const char  *args)
+{
+  return cmd_break_common (self, args, BREAK_TRACE);
 }
 
 /* Numbers of points: "1 3 5", "2-4", nothing for all. */
@@ -1376,7 +1405,8 @@ info_breakpoints (FroggyShell *self,
   for (guint i = 0; i < self->points->len; i++)
     {
       Point *point = g_ptr_array_index (self->points, i);
-      const char *type = point->kind == POINT_BREAKPOINT ? "breakpoint"
+      const char *type = point->tracepoint ? "tracepoint"
+                         : point->kind == POINT_BREAKPOINT ? "breakpoint"
                          : point->kind == POINT_CATCHPOINT ? "catchpoint"
                          : point->watch_reads ? "acc watchpoint" : "hw watchpoint";
       gint64 hits = 0;
@@ -1414,7 +1444,8 @@ info_breakpoints (FroggyShell *self,
             hits = member_int (entry, "hits", 0);
         }
       if (hits > 0)
-        g_string_append_printf (text, "\tbreakpoint already hit %" G_GINT64_FORMAT " time%s\n",
+        g_string_append_printf (text, "\t%s already hit %" G_GINT64_FORMAT " time%s\n",
+                                point->tracepoint ? "tracepoint" : "breakpoint",
                                 hits, hits == 1 ? "" : "s");
     }
   say (self, "%s", text->str);
@@ -2512,6 +2543,8 @@ static const Command commands[] = {
     "Set a breakpoint at a function, FILE:LINE or *ADDRESS (default: here)." },
   { "tbreak", "tb", cmd_tbreak, "tbreak [LOCATION] [thread N] [if COND]",
     "Set a breakpoint that is deleted when hit." },
+  { "trace", "tp", cmd_trace, "trace [LOCATION] [thread N] [if $REG OP VALUE]",
+    "Set a tracepoint: each hit is shown, and the program goes on." },
   { "delete", "d", cmd_delete, "delete [N...]", "Delete breakpoints, watchpoints, catchpoints (all without N)." },
   { "disable", "dis disa", cmd_disable, "disable [N...]", "Disable breakpoints (all without N)." },
   { "enable", "en", cmd_enable, "enable [N...]", "Enable breakpoints (all without N)." },

@@ -108,6 +108,26 @@ def test_breakpoints_by_function_and_line_registers_and_variables(shell):
     assert froggy.wait() == 0
 
 
+def test_a_tracepoint_shows_every_hit_and_never_stops(shell):
+    froggy = shell("run", "--", DEBUGGEE, "threads", "2", "3")
+    out = froggy.command("trace tick")
+    assert re.fullmatch(rf"Tracepoint 1 at 0x[0-9a-f]+: file debuggee.c, line {mark('tick')}.\n", out), out
+    out = froggy.command("info breakpoints")
+    assert re.search(rf"^1 +tracepoint +keep y +0x[0-9a-f]+ +in tick at debuggee.c:{mark('tick')}\n", out, re.M), out
+
+    # Two threads, three ticks each: six lines, and the program's end,
+    # with no stop to continue from.
+    out = froggy.command("continue")
+    passed = re.findall(rf"^\[Thread (\d+) passed tracepoint 1, tick \(\) at debuggee.c:{mark('tick')}\]$",
+                        out, re.M)
+    assert len(passed) == 6, out
+    assert sorted(passed.count(tid) for tid in set(passed)) == [3, 3], out
+    assert re.search(r"\[Process \d+ exited normally\]", out), out
+    assert "hit Breakpoint" not in out
+    froggy.send("quit\n")
+    assert froggy.wait() == 0
+
+
 def test_step_into_backtrace_and_finish(shell):
     froggy = shell("run", DEBUGGEE, "basic")
     froggy.command(f"tbreak debuggee.c:{mark('middle-call')}")
