@@ -81,7 +81,8 @@ typedef struct
   FroggySymbolizer *symbolizer;
   GHashTable       *sites;      /* guint64 address -> Site */
   GHashTable       *armed;      /* a child's image: guint64 address -> breakpoint id */
-  gboolean          shares_memory; /* a CLONE_VM child (vfork): its int3s are its parent's */
+  pid_t             memory_of;  /* whose memory it runs in: its own pid, or
+                                 * a CLONE_VM (vfork) child's parent's */
   gboolean          followed;   /* FALSE: a child to let go at its first stop */
 } Process;
 
@@ -448,10 +449,29 @@ process_lookup (FroggySession *self,
       process->symbolizer = froggy_symbolizer_new (pid);
       process->sites = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, g_free);
       process->armed = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+      process->memory_of = pid;
       process->followed = TRUE;
       g_hash_table_insert (self->processes, GINT_TO_POINTER (pid), process);
     }
   return process;
+}
+
+/* A vfork child, until its exec: its int3s are its parent's. */
+static gboolean
+process_shares_memory (Process *process)
+{
+  return process->memory_of != process->pid;
+}
+
+/* Whether @a and @b run in one memory, int3s and all: threads of one
+ * process, or of a vfork child and its parent. */
+static gboolean
+threads_share_memory (FroggySession *self,
+                      Thread        *a,
+                      Thread        *b)
+{
+  return a->pid == b->pid ||
+         process_lookup (self, a->pid)->memory_of == process_lookup (self, b->pid)->memory_of;
 }
 
 static Thread *
@@ -992,7 +1012,7 @@ process_remove_sites (FroggySession *self,
 
       /* Taking them out of a vfork child would take them out of its
        * parent, which still has them. */
-      if (process->shares_memory)
+      if (process_shares_memory (process))
         {
           g_hash_table_iter_remove (&iter);
           continue;
@@ -1002,6 +1022,35 @@ process_remove_sites (FroggySession *self,
                    process->pid, site->address, error->message);
       g_hash_table_iter_remove (&iter);
     }
+}
+
+/* A stopped thread of a child nobody follows: take our int3s out of its
+ * memory and let it go, out of the session.  A vfork child runs in its
+ * parent's memory, int3s included, until it execs or dies: it stays till
+ * then, unseen, stepping over them, and FALSE says so. */
+static gboolean
+process_let_go (FroggySession *self,
+                Thread        *thread)
+{
+  Process *process = process_lookup (self, thread->pid);
+  pid_t tid = thread->tid;
+
+  if (process_shares_memory (process))
+    return FALSE;
+  process_remove_sites (self, process);
+  froggy_device_detach (self->device, thread->id, NULL);
+  g_hash_table_remove (self->threads, GINT_TO_POINTER (tid));
+  /* Gone from the session: nobody waits for it any more. */
+  stop_waiters_update (self, tid);
+  return TRUE;
+}
+
+/* A thread of a child nobody follows: clients never hear of it. */
+static gboolean
+thread_unseen (FroggySession *self,
+               Thread        *thread)
+{
+  return !process_lookup (self, thread->pid)->followed;
 }
 
 static gboolean
@@ -1115,10 +1164,11 @@ process_stepping_over (FroggySession *self,
   return FALSE;
 }
 
-/* Hold every thread of @thread's process that runs: one asleep in a
- * system call (a thread waiting for a lock, a joiner) is only held there,
- * not woken, and there is no stop of it to wait for.  Returns the threads
- * whose stop is to come. */
+/* Hold every thread that runs in @thread's memory (of its process, or of
+ * a vfork child or parent sharing it): one asleep in a system call (a
+ * thread waiting for a lock, a joiner, a vfork parent) is only held
+ * there, not woken, and there is no stop of it to wait for.  Returns the
+ * threads whose stop is to come. */
 static GArray *
 step_over_hold_others (FroggySession  *self,
                        Thread         *thread,
@@ -1134,7 +1184,7 @@ step_over_hold_others (FroggySession  *self,
       g_autoptr(GError) local_error = NULL;
       gboolean held;
 
-      if (other == thread || other->pid != thread->pid || other->stopped)
+      if (other == thread || other->stopped || !threads_share_memory (self, other, thread))
         continue;
       if (!froggy_device_hold (self->device, other->id, &held, &local_error))
         {
@@ -1334,9 +1384,11 @@ step_over_done (FroggySession *self,
   g_hash_table_iter_init (&iter, self->threads);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &other))
     {
-      if (other->pid == thread->pid && other->deferred)
+      if (!threads_share_memory (self, other, thread))
+        continue;
+      if (other->deferred)
         deferred = TRUE;
-      if (!other->paused || other->pid != thread->pid)
+      if (!other->paused)
         continue;
       other->paused = FALSE;
       /* Its stop is still to come, asked for this step-over only: the
@@ -3065,7 +3117,11 @@ on_breakpoint (FroggySession *self,
   froggy_device_set_regs (self->device, thread->id, &regs, NULL);
 
   if (!process->followed)
-    return;
+    {
+      if (!process_let_go (self, thread))
+        resume_quietly (self, thread);
+      return;
+    }
 
   for (guint i = 0; i < self->breakpoints->len; i++)
     {
@@ -3160,7 +3216,7 @@ on_step (FroggySession *self,
 /* @child is the first thread of a process forked from @parent_process.
  * It has a copy of the parent's int3s, or, sharing its memory (vfork),
  * the very same ones.  Unless forks are followed, it is let go at its
- * first stop. */
+ * first stop; a vfork child at its exec (see process_let_go()). */
 static void
 process_inherit (FroggySession *self,
                  Process       *parent_process,
@@ -3171,7 +3227,8 @@ process_inherit (FroggySession *self,
   GHashTableIter iter;
   Site *site;
 
-  process->shares_memory = shares_memory;
+  if (shares_memory)
+    process->memory_of = parent_process->memory_of;
   g_hash_table_iter_init (&iter, parent_process->sites);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &site))
     {
@@ -3256,7 +3313,13 @@ on_exec (FroggySession                    *self,
    * name again in the new one. */
   g_hash_table_remove_all (process->sites);
   g_hash_table_remove_all (process->armed);
-  process->shares_memory = FALSE;
+  process->memory_of = process->pid;
+  if (!process->followed)
+    {
+      /* Its own memory now, with none of our int3s. */
+      process_let_go (self, thread);
+      return;
+    }
   g_clear_object (&process->symbolizer);
   process->symbolizer = froggy_symbolizer_new (process->pid);
   if (process->pid != self->pid && process->followed)
@@ -3314,7 +3377,8 @@ on_syscall (FroggySession                    *self,
   Catchpoint *catchpoint = catch_matching (self, "syscall", body->nr, at_exit);
   GVariantBuilder *builder;
 
-  if (catchpoint == NULL && reported_as (self, kind) == NULL)
+  if (thread_unseen (self, thread) ||
+      (catchpoint == NULL && reported_as (self, kind) == NULL))
     {
       resume_quietly (self, thread);
       return;
@@ -3362,8 +3426,9 @@ on_signal (FroggySession                    *self,
   /* Signals stop by default, as in gdb; events.subscribe makes them
    * only reported ("report") or passed in silence ("off"), a catch
    * stops them whatever was subscribed. */
-  if (catchpoint == NULL &&
-      (g_strcmp0 (how, "off") == 0 || (how == NULL && signal_is_quiet (body->signo))))
+  if (thread_unseen (self, thread) ||
+      (catchpoint == NULL &&
+       (g_strcmp0 (how, "off") == 0 || (how == NULL && signal_is_quiet (body->signo)))))
     {
       resume_quietly (self, thread);
       return;
@@ -3448,18 +3513,21 @@ thread_died (FroggySession *self,
         else
           j += 2;
     }
-  builder = notification_begin (self, "exit", thread);
-  if (status != NULL)
+  if (!thread_unseen (self, thread))
     {
-      g_variant_builder_add (builder, "{sv}", "status", g_variant_new_int64 (*status));
-      if (WIFEXITED (*status))
-        g_variant_builder_add (builder, "{sv}", "code",
-                               g_variant_new_int64 (WEXITSTATUS (*status)));
-      else if (WIFSIGNALED (*status))
-        g_variant_builder_add (builder, "{sv}", "termsig",
-                               g_variant_new_int64 (WTERMSIG (*status)));
+      builder = notification_begin (self, "exit", thread);
+      if (status != NULL)
+        {
+          g_variant_builder_add (builder, "{sv}", "status", g_variant_new_int64 (*status));
+          if (WIFEXITED (*status))
+            g_variant_builder_add (builder, "{sv}", "code",
+                                   g_variant_new_int64 (WEXITSTATUS (*status)));
+          else if (WIFSIGNALED (*status))
+            g_variant_builder_add (builder, "{sv}", "termsig",
+                                   g_variant_new_int64 (WTERMSIG (*status)));
+        }
+      notification_end (self, builder, NULL, 0);
     }
-  notification_end (self, builder, NULL, 0);
 
   /* A thread paused for this one's step-over, or waited for, goes on. */
   if (thread->over_address != 0)
@@ -3712,12 +3780,10 @@ froggy_session_event (FroggySession                    *self,
         }
       if (!process_lookup (self, thread->pid)->followed)
         {
-          process_remove_sites (self, process_lookup (self, thread->pid));
-          froggy_device_detach (self->device, thread->id, NULL);
-          g_hash_table_remove (self->threads, GINT_TO_POINTER (record->tid));
-          /* Gone from the session: nobody waits for it any more. */
-          stop_waiters_update (self, record->tid);
-          return;
+          if (process_let_go (self, thread))
+            return;
+          resume_quietly (self, thread);
+          break;
         }
       if (pause_lapsed)
         {
@@ -3742,6 +3808,11 @@ froggy_session_event (FroggySession                    *self,
       on_clone (self, thread, record);
       break;
     case UTRACE_EV_EXIT:
+      if (thread_unseen (self, thread))
+        {
+          resume_quietly (self, thread);
+          break;
+        }
       {
         GVariantBuilder *builder = notification_begin (self, "exiting", thread);
 

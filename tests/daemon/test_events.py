@@ -110,6 +110,34 @@ def test_catch_fork_and_exec_following_the_child(client):
     client.wait_event("session-ended")
 
 
+def test_a_vfork_child_runs_through_its_parents_breakpoints(client):
+    """A vfork child runs in its parent's memory, int3s included: with
+    the child followed or not, it must pass them unharmed and unreported
+    (they are its parent's breakpoints), and the parent's hit after it
+    must be reported."""
+    for follow_fork in (False, True):
+        client.events.clear()
+        started = launch(client, "vfork", follow_fork=follow_fork)
+        session, pid = started["session"], started["pid"]
+        ticks = client.call("breakpoint.insert", session=session,
+                            location="tick")
+        client.call("continue", session=session)
+        hit = client.wait_event("breakpoint-hit", breakpoint=ticks["id"])
+        assert (hit["thread"], hit["line"]) == (pid, mark("tick")), follow_fork
+        caller = client.call("backtrace", session=session, thread=pid)[1]
+        assert caller["line"] == mark("vfork-parent-tick"), follow_fork
+        client.call("continue", session=session)
+        # 0: the child's tick counted and it exited with 7, not SIGTRAP.
+        assert wait_exit(client, pid)["code"] == 0, follow_fork
+        client.wait_event("session-ended")
+        # No other hit, and nothing at all of the child unless followed.
+        assert not [e for e in client.events
+                    if e["reason"] == "breakpoint-hit"], follow_fork
+        if not follow_fork:
+            assert {e.get("thread") for e in client.events} <= {pid, None}, \
+                client.events
+
+
 def test_signal_stop_then_deliver(client):
     started = launch(client, "signal")
     session, pid = started["session"], started["pid"]

@@ -14,6 +14,10 @@
  *             times (default: forever) and bump their counter; exits 0
  *   fork      forks; the child execs "debuggee basic"; exits with the
  *             child's exit code
+ *   vfork     vforks; the child calls tick(0) in its parent's memory and
+ *             _exits with 7; the parent then calls tick(1); exits 0 if
+ *             both ticks counted and the child exited with 7, else the
+ *             child's signal + 128, or 3
  *   signal    raises SIGUSR1 (handled: counts), calls outer(1), exits
  *             with the number of SIGUSR1 the handler saw
  *   churn     two threads create and join short-lived threads forever
@@ -128,6 +132,26 @@ static int run_fork(const char *self)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 4;
 }
 
+static int run_vfork(void)
+{
+	int status;
+	pid_t child = vfork();
+
+	if (child < 0)
+		return 2;
+	if (child == 0) {
+		tick(0); /* MARK:vfork-child-tick */
+		_exit(7);
+	}
+	if (waitpid(child, &status, 0) != child)
+		return 3;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	tick(1); /* MARK:vfork-parent-tick */
+	return WIFEXITED(status) && WEXITSTATUS(status) == 7 &&
+	       counters[0] == 1 && counters[1] == 1 ? 0 : 3;
+}
+
 static void on_usr1(int signo)
 {
 	(void)signo;
@@ -169,6 +193,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "fork"))
 		return run_fork(argv[0]);
+	if (!strcmp(mode, "vfork"))
+		return run_vfork();
 	if (!strcmp(mode, "signal"))
 		return run_signal();
 	if (!strcmp(mode, "churn"))
