@@ -522,19 +522,29 @@ thread_get (FroggySession  *self,
   return thread;
 }
 
-/* Some stopped thread of @pid, through which its memory is reached. */
+/* Some stopped thread through which @pid's memory is reached: one of
+ * its own, or else one of a vfork child or parent sharing that memory
+ * (a vfork parent may sleep until its child execs, and never stop). */
 static Thread *
 process_stopped_thread (FroggySession *self,
                         pid_t          pid)
 {
+  pid_t memory = process_lookup (self, pid)->memory_of;
+  Thread *sharing = NULL;
   GHashTableIter iter;
   Thread *thread;
 
   g_hash_table_iter_init (&iter, self->threads);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &thread))
-    if (thread->pid == pid && thread->stopped)
-      return thread;
-  return NULL;
+    {
+      if (!thread->stopped)
+        continue;
+      if (thread->pid == pid)
+        return thread;
+      if (sharing == NULL && process_lookup (self, thread->pid)->memory_of == memory)
+        sharing = thread;
+    }
+  return sharing;
 }
 
 static guint64

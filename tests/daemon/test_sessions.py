@@ -3,6 +3,7 @@ session, what a disconnect and SIGTERM leave behind, and who may trace
 what when froggyd serves other users."""
 
 import os
+import signal
 import time
 
 import pytest
@@ -49,6 +50,27 @@ def test_attach_then_detach_lets_it_run(client, spawn):
     with pytest.raises(RpcError) as gone:
         client.call("threads", session=session)
     assert gone.value.code == -32000
+
+
+def test_detach_while_a_vfork_child_is_stopped(client, spawn):
+    """The parent of a stopped vfork child sleeps in vfork() and cannot
+    stop: its breakpoints come out through the child, which shares its
+    memory, and the detach does not wait for it."""
+    process = spawn("vfork", "wait")
+    wait_for(lambda: process_state(process.pid) == "S", what="the waiting debuggee")
+    session = client.call("attach", pid=process.pid)["session"]
+    client.call("breakpoint.insert", session=session, location="tick")
+    client.call("catch", session=session, kind="syscall", syscalls=["exit_group"])
+    client.call("continue", session=session)
+    os.kill(process.pid, signal.SIGUSR1)
+    entry = client.wait_event("syscall-entry", name="exit_group")
+    child = entry["thread"]
+    assert child != process.pid and entry["stopped"]
+    client.call("detach", session=session)
+    client.wait_event("session-ended", timeout=60)
+    # Both ran on: the child exited with 7 and the parent passed tick(1),
+    # no int3 left in it.
+    assert process.wait(timeout=60) == 0
 
 
 def test_attach_errors(client, spawn):

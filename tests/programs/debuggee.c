@@ -17,7 +17,8 @@
  *   vfork     vforks; the child calls tick(0) in its parent's memory and
  *             _exits with 7; the parent then calls tick(1); exits 0 if
  *             both ticks counted and the child exited with 7, else the
- *             child's signal + 128, or 3
+ *             child's signal + 128, or 3.  With argv[2] "wait", it
+ *             waits for a SIGUSR1 first
  *   signal    raises SIGUSR1 (handled: counts), calls outer(1), exits
  *             with the number of SIGUSR1 the handler saw
  *   churn     two threads create and join short-lived threads forever
@@ -132,11 +133,20 @@ static int run_fork(const char *self)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 4;
 }
 
-static int run_vfork(void)
+static int run_vfork(int wait_usr1)
 {
-	int status;
-	pid_t child = vfork();
+	sigset_t usr1;
+	int status, signo;
+	pid_t child;
 
+	if (wait_usr1) {
+		sigemptyset(&usr1);
+		sigaddset(&usr1, SIGUSR1);
+		sigprocmask(SIG_BLOCK, &usr1, NULL);
+		if (sigwait(&usr1, &signo))
+			return 2;
+	}
+	child = vfork();
 	if (child < 0)
 		return 2;
 	if (child == 0) {
@@ -194,7 +204,7 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "fork"))
 		return run_fork(argv[0]);
 	if (!strcmp(mode, "vfork"))
-		return run_vfork();
+		return run_vfork(argc > 2 && !strcmp(argv[2], "wait"));
 	if (!strcmp(mode, "signal"))
 		return run_signal();
 	if (!strcmp(mode, "churn"))
