@@ -3332,7 +3332,7 @@ on_exec (FroggySession                    *self,
     }
   g_clear_object (&process->symbolizer);
   process->symbolizer = froggy_symbolizer_new (process->pid);
-  if (process->pid != self->pid && process->followed)
+  if (process->pid != self->pid)
     for (guint i = 0; i < self->breakpoints->len; i++)
       {
         FroggyBreakpoint *breakpoint = g_ptr_array_index (self->breakpoints, i);
@@ -3788,7 +3788,7 @@ froggy_session_event (FroggySession                    *self,
           /* Paused for another's step-over: nobody else needs to know. */
           break;
         }
-      if (!process_lookup (self, thread->pid)->followed)
+      if (thread_unseen (self, thread))
         {
           if (process_let_go (self, thread))
             return;
