@@ -503,6 +503,19 @@ static size_t fuzz_request(struct fuzzer *f, unsigned int nr, void *req)
 		r->slot = fuzz_chance(f, 4) ? fuzz_next(f) : fuzz_below(f, 5);
 		return sizeof(*r);
 	}
+	case _IOC_NR(UTRACE_IOC_SET_SYSCALLS): {
+		struct utrace_syscalls *r = req;
+
+		r->size = fuzz_size(f, sizeof(*r));
+		r->flags = fuzz_below(f, 4);
+		r->id = fuzz_id(f);
+		/* Mostly the whole range, and the fuzzer's buffer as the set. */
+		r->nbits = fuzz_chance(f, 4) ? fuzz_next(f) :
+			   64 * fuzz_below(f, UTRACE_SYSCALLS_MAX / 64 + 2);
+		r->set = fuzz_chance(f, 8) ? fuzz_data(f) :
+			 (__u64)(unsigned long)f->buf;
+		return sizeof(*r);
+	}
 	default:
 		return fuzz_below(f, 128);
 	}
@@ -529,7 +542,7 @@ static void fuzz_one(struct fuzzer *f)
 		goto out;
 	}
 
-	nr = fuzz_chance(f, 20) ? fuzz_below(f, 256) : fuzz_below(f, 12);
+	nr = fuzz_chance(f, 20) ? fuzz_below(f, 256) : fuzz_below(f, 13);
 	/* Room for the biggest request: it ends where the guard page begins. */
 	req = f->page + 4096 - 128;
 	memset(req, 0, 128);

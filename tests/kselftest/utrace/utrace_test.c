@@ -618,6 +618,113 @@ TEST(syscall_arguments_and_results)
 	free(r);
 }
 
+#define SET_CALLS 200
+
+static void *set_thread_fn(void *arg)
+{
+	syscall(SYS_getpid);
+	syscall(SYS_getppid);
+	syscall(SYS_write, -1L, "1234567", 7);
+	return arg;
+}
+
+static int set_fn(void)
+{
+	pthread_t thread;
+	int i;
+
+	for (i = 0; i < SET_CALLS; i++) {
+		syscall(SYS_getpid);
+		syscall(SYS_getppid);
+		syscall(SYS_write, -1L, "1234567", 7);
+	}
+	pthread_create(&thread, NULL, set_thread_fn, NULL);
+	pthread_join(thread, NULL);
+	return 0;
+}
+
+static int set_syscalls(int fd, __u32 flags, __u64 id, const __u64 *set,
+			__u32 nbits)
+{
+	struct utrace_syscalls req = {
+		.size = sizeof(req), .flags = flags, .id = id,
+		.set = (__u64)(unsigned long)set, .nbits = nbits,
+	};
+
+	return utrace_ioctl(fd, UTRACE_IOC_SET_SYSCALLS, &req);
+}
+
+/*
+ * A set of 64 bits that has write (1) and not getpid (39): write is
+ * reported, getpid is not, and getppid (110), which the set does not
+ * cover, is; a new thread inherits the set.
+ */
+TEST(only_the_system_calls_of_the_set_are_reported)
+{
+	struct utrace_reader *r = malloc(sizeof(*r));
+	__u64 death = UTRACE_EVMASK(UTRACE_EV_DEATH), set = 1ULL << SYS_write;
+	struct utrace_event_mask mask = {
+		.size = sizeof(mask), .flags = UTRACE_ALL_THREADS,
+		.events = SYSCALL_STREAM_EVENTS,
+		.nonstop = SYSCALL_STREAM_EVENTS,
+	};
+	__u64 big[UTRACE_SYSCALLS_MAX / 64 + 1] = { 0 };
+	struct utrace_event_header *ev;
+	struct utrace_event_syscall *sc;
+	struct tracee t = start_tracee(set_fn);
+	int getpids = 0, getppids = 0, writes = 0, others = 0;
+	int thread_writes = 0;
+	__u64 id;
+	int fd = utrace_open();
+
+	ASSERT_GE(fd, 0);
+	utrace_reader_init(r, fd);
+	/* No system calls before the set: the tracee may not be asleep yet. */
+	ASSERT_EQ(0, utrace_attach(fd, t.pid, UTRACE_ATTACH_CLONES, death,
+				   death, &id));
+
+	/* Bad sets first: none of them changes the thread's. */
+	EXPECT_EQ(-EINVAL, set_syscalls(fd, 0, id, &set, 63));
+	EXPECT_EQ(-EINVAL, set_syscalls(fd, 0, id, big,
+					UTRACE_SYSCALLS_MAX + 64));
+	EXPECT_EQ(-EINVAL, set_syscalls(fd, 0, id, &set, 0));
+	EXPECT_EQ(-EFAULT, set_syscalls(fd, 0, id, NULL, 64));
+	EXPECT_EQ(-ESRCH, set_syscalls(fd, 0, id + 1000000, &set, 64));
+	EXPECT_EQ(0, set_syscalls(fd, 0, id, big, UTRACE_SYSCALLS_MAX));
+	EXPECT_EQ(0, set_syscalls(fd, 0, id, NULL, 0));
+	ASSERT_EQ(0, set_syscalls(fd, UTRACE_ALL_THREADS, 0, &set, 64));
+	ASSERT_EQ(0, utrace_ioctl(fd, UTRACE_IOC_SET_EVENTS, &mask));
+
+	go(&t);
+	while ((ev = utrace_next(r, WAIT_MS)) && !(ev->type == UTRACE_EV_DEATH &&
+						   ev->id == id)) {
+		if (ev->type != UTRACE_EV_SYSCALL_ENTRY &&
+		    ev->type != UTRACE_EV_SYSCALL_EXIT)
+			continue;
+		sc = utrace_body(ev);
+		if (sc->nr == SYS_getpid)
+			getpids++;
+		else if (sc->nr == SYS_getppid)
+			getppids++;
+		else if (sc->nr == SYS_write)
+			writes++;
+		else if (sc->nr >= 0 && sc->nr < 64)
+			others++;
+		if (sc->nr == SYS_write && ev->id != id)
+			thread_writes++;
+	}
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(0, getpids);
+	EXPECT_EQ(0, others);
+	/* An entry and an exit a call, the new thread's included. */
+	EXPECT_EQ(2 * (SET_CALLS + 1), getppids);
+	EXPECT_EQ(2 * (SET_CALLS + 1), writes);
+	EXPECT_EQ(2, thread_writes);
+	EXPECT_EQ(0, reap(&t));
+	close(fd);
+	free(r);
+}
+
 #define REUSE_CALLS 1500
 
 static int write_loop_fn(void)
@@ -736,6 +843,7 @@ static const struct {
 	REQ(UTRACE_IOC_WRITE_MEM, utrace_mem, UTRACE_MEM_SIZE_VER0),
 	REQ(UTRACE_IOC_SET_WATCH, utrace_watch, UTRACE_WATCH_SIZE_VER0),
 	REQ(UTRACE_IOC_CLEAR_WATCH, utrace_watch, UTRACE_WATCH_SIZE_VER0),
+	REQ(UTRACE_IOC_SET_SYSCALLS, utrace_syscalls, UTRACE_SYSCALLS_SIZE_VER0),
 #undef REQ
 };
 
