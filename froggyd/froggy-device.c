@@ -352,6 +352,40 @@ froggy_device_set_events (FroggyDevice  *self,
   return request (self, UTRACE_IOC_SET_EVENTS, &mask, "setting events", error);
 }
 
+/**
+ * froggy_device_set_syscalls:
+ * @set: (array): @nbits / 64 words; bit N stands for system call N
+ * @nbits: a multiple of 64, up to UTRACE_SYSCALLS_MAX; 0 for every call
+ *
+ * Narrows the system call entries and exits every thread of the session
+ * reports, their event masks permitting, to the calls of @set and those
+ * numbered @nbits or more: a catchpoint on one call then costs the other
+ * calls nothing.  The kernel gives new threads their parent's set.  On a
+ * kernel without UTRACE_FEATURE_SYSCALL_SET, every call is still
+ * reported, which costs time, not correctness: the records are matched
+ * against the catchpoints anyway.
+ */
+gboolean
+froggy_device_set_syscalls (FroggyDevice   *self,
+                            const guint64  *set,
+                            guint           nbits,
+                            GError        **error)
+{
+  struct utrace_syscalls syscalls = {
+    .size = sizeof syscalls,
+    .flags = UTRACE_ALL_THREADS,
+    .set = nbits ? (guint64) (guintptr) set : 0,
+    .nbits = nbits,
+  };
+
+  g_return_val_if_fail (FROGGY_IS_DEVICE (self), FALSE);
+  g_return_val_if_fail (nbits % 64 == 0 && nbits <= UTRACE_SYSCALLS_MAX, FALSE);
+
+  if (!(self->features & UTRACE_FEATURE_SYSCALL_SET))
+    return TRUE;
+  return request (self, UTRACE_IOC_SET_SYSCALLS, &syscalls, "setting system calls", error);
+}
+
 /* UTRACE_IOC_CONTROL: the ioctl's value, or -1 with @error set. */
 static int
 control_request (FroggyDevice  *self,

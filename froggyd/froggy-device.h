@@ -39,6 +39,11 @@ gboolean      froggy_device_set_events   (FroggyDevice                   *self,
                                           guint64                         events,
                                           guint64                         nonstop,
                                           GError                        **error);
+/* Every thread's system call set: @nbits 0 reports every call. */
+gboolean      froggy_device_set_syscalls (FroggyDevice                   *self,
+                                          const guint64                  *set,
+                                          guint                           nbits,
+                                          GError                        **error);
 gboolean      froggy_device_hold         (FroggyDevice                   *self,
                                           guint64                         id,
                                           gboolean                       *held,

@@ -2522,6 +2522,8 @@ update_event_masks (FroggySession  *self,
                     GError        **error)
 {
   guint64 events = BASE_EVENTS, nonstop = BASE_NONSTOP;
+  guint64 syscalls[UTRACE_SYSCALLS_MAX / 64] = { 0 };
+  gboolean every_syscall = FALSE;
   GHashTableIter iter;
   const char *kind, *how;
   Thread *thread;
@@ -2537,6 +2539,15 @@ update_event_masks (FroggySession  *self,
             events |= UTRACE_EVMASK (UTRACE_EV_SYSCALL_ENTRY);
           if (spec->exit)
             events |= UTRACE_EVMASK (UTRACE_EV_SYSCALL_EXIT);
+          /* Numbers past the set are reported anyway. */
+          every_syscall |= spec->numbers == NULL || spec->numbers->len == 0;
+          for (guint j = 0; !every_syscall && j < spec->numbers->len; j++)
+            {
+              int number = g_array_index (spec->numbers, int, j);
+
+              if (number >= 0 && number < UTRACE_SYSCALLS_MAX)
+                syscalls[number / 64] |= G_GUINT64_CONSTANT (1) << (number % 64);
+            }
         }
       else if (g_str_equal (spec->kind, "fork"))
         nonstop &= ~UTRACE_EVMASK (UTRACE_EV_CLONE);
@@ -2561,6 +2572,9 @@ update_event_masks (FroggySession  *self,
         bit = UTRACE_EVMASK (UTRACE_EV_CLONE);
       if (bit == 0)
         continue;
+      /* A subscriber sees every call. */
+      if (g_str_has_prefix (kind, "syscall-"))
+        every_syscall = TRUE;
       if (g_str_equal (how, "stop"))
         {
           events |= bit;
@@ -2575,6 +2589,9 @@ update_event_masks (FroggySession  *self,
 
   self->events = events;
   self->nonstop = nonstop;
+  if (!froggy_device_set_syscalls (self->device, syscalls,
+                                   every_syscall ? 0 : UTRACE_SYSCALLS_MAX, error))
+    return FALSE;
   g_hash_table_iter_init (&iter, self->threads);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &thread))
     if (thread->id != 0 &&

@@ -78,6 +78,39 @@ def test_catch_openat_entry_and_exit(client):
     assert wait_exit(client, pid)["code"] == 0
 
 
+def test_a_syscall_subscriber_sees_the_calls_a_catchpoint_skips(client):
+    """A catchpoint naming its calls has the kernel report no others; a
+    subscriber to every call's entry must still get them all, and once
+    it is gone the catchpoint's calls alone come again."""
+    started = launch(client, "basic")
+    session, pid = started["session"], started["pid"]
+    client.call("catch", session=session, kind="syscall", syscalls=["openat"],
+                exit=False)
+    client.call("events.subscribe", session=session,
+                events={"syscall-entry": "report"})
+    client.call("continue", session=session)
+    for _ in range(20):
+        entry = client.wait_event("syscall-entry", thread=pid, stopped=True)
+        assert entry["name"] == "openat"
+        if read_string(client, session, entry["args"][1], pid) == "/dev/null":
+            break
+        client.call("continue", session=session)
+    else:
+        raise AssertionError("the program never opened /dev/null")
+    # Before it: the loader's calls and main()'s write, reported unstopped.
+    reported = {e["name"] for e in client.events
+                if e["reason"] == "syscall-entry" and not e["stopped"]}
+    assert {"write", "mmap"} <= reported, reported
+
+    client.call("events.subscribe", session=session,
+                events={"syscall-entry": "off"})
+    client.events.clear()
+    client.call("continue", session=session)
+    assert wait_exit(client, pid)["code"] == 0
+    # close() and exit_group() came after: neither is caught or reported.
+    assert not [e for e in client.events if e["reason"] == "syscall-entry"]
+
+
 def test_catch_fork_and_exec_following_the_child(client):
     started = launch(client, "fork")
     session, pid = started["session"], started["pid"]
