@@ -4,13 +4,16 @@
  * exits reported to this tracer, to compare with strace on the same
  * program.  By default the events do not stop the thread (the
  * non-stopping syscall stream); with --stop each one stops it until the
- * tracer has read its record and resumed it, as ptrace does.  Each record
+ * tracer has read its record and resumed it, as ptrace does.  With
+ * --only, the kernel reports only the calls numbered in LIST (a comma
+ * separated list), as a debugger's catchpoint on them has it do (the
+ * device's system call set).  Each record
  * is printed on stderr, one line, unless --quiet.  At the end, one
  * "key=value" a line on stdout: the records read, the records the kernel
  * dropped, the seconds from the go to the child's death and the child's
  * exit status, and the reads it took.
  *
- * usage: utrace_trace [--stop] [--quiet] -- PROGRAM [ARG...]
+ * usage: utrace_trace [--stop] [--quiet] [--only LIST] -- PROGRAM [ARG...]
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,7 +40,7 @@ struct trace {
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: utrace_trace [--stop] [--quiet] -- PROGRAM [ARG...]\n");
+		"usage: utrace_trace [--stop] [--quiet] [--only LIST] -- PROGRAM [ARG...]\n");
 	exit(2);
 }
 
@@ -167,8 +170,29 @@ static void read_records(struct trace *t)
 	}
 }
 
+/* Parse "NR,NR,..." into @set; 0 on success. */
+static int parse_only(const char *list, __u64 *set)
+{
+	char *end;
+	long nr;
+
+	do {
+		nr = strtol(list, &end, 10);
+		if (end == list || nr < 0 || nr >= UTRACE_SYSCALLS_MAX ||
+		    (*end && *end != ','))
+			return -1;
+		set[nr / 64] |= 1ULL << (nr % 64);
+		list = end + 1;
+	} while (*end);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	__u64 only[UTRACE_SYSCALLS_MAX / 64] = { 0 };
+	struct utrace_syscalls syscalls = {
+		.size = sizeof(syscalls), .set = (__u64)(unsigned long)only,
+	};
 	__u64 events = SYSCALL_EVENTS | UTRACE_EVMASK(UTRACE_EV_DEATH);
 	struct utrace_attach at = {
 		.size = sizeof(at), .events = events, .nonstop = events,
@@ -182,6 +206,9 @@ int main(int argc, char **argv)
 			at.nonstop &= ~SYSCALL_EVENTS;
 		else if (!strcmp(argv[i], "--quiet"))
 			t.quiet = 1;
+		else if (!strcmp(argv[i], "--only") && i + 1 < argc &&
+			 !parse_only(argv[++i], only))
+			syscalls.nbits = UTRACE_SYSCALLS_MAX;
 		else
 			usage();
 	}
@@ -198,6 +225,12 @@ int main(int argc, char **argv)
 	at.tid = t.pid;
 	if (ioctl(t.fd, UTRACE_IOC_ATTACH, &at)) {
 		perror("attach");
+		kill(t.pid, SIGKILL);
+		return 1;
+	}
+	syscalls.id = at.id;
+	if (syscalls.nbits && ioctl(t.fd, UTRACE_IOC_SET_SYSCALLS, &syscalls)) {
+		perror("system call set");
 		kill(t.pid, SIGKILL);
 		return 1;
 	}
