@@ -83,6 +83,8 @@ typedef struct
   GHashTable       *armed;      /* a child's image: guint64 address -> breakpoint id */
   pid_t             memory_of;  /* whose memory it runs in: its own pid, or
                                  * a CLONE_VM (vfork) child's parent's */
+  pid_t             vfork_caller; /* a vfork child's: the parent thread that
+                                   * sleeps in vfork() until its exec or death */
   gboolean          followed;   /* FALSE: a child to let go at its first stop */
 } Process;
 
@@ -1174,6 +1176,33 @@ process_stepping_over (FroggySession *self,
   return FALSE;
 }
 
+/* Whether @thread vforked a child that is stopped now, before its exec
+ * (a stopping record of it came, and no exec record): then @thread runs
+ * no user code until that child goes on.  It sleeps in vfork(), or is on
+ * its way there, where the interrupt a hold gives a thread caught
+ * running does not reach it: its stop would come only after the child's
+ * exec, which a step-over waits for in vain. */
+static gboolean
+thread_waits_for_stopped_vfork_child (FroggySession *self,
+                                      Thread        *thread)
+{
+  GHashTableIter iter;
+  Process *process;
+
+  g_hash_table_iter_init (&iter, self->processes);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &process))
+    {
+      Thread *child;
+
+      if (process->vfork_caller != thread->tid)
+        continue;
+      child = thread_lookup (self, process->pid);
+      if (child != NULL && child->stopped)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* Hold every thread that runs in @thread's memory (of its process, or of
  * a vfork child or parent sharing it): one asleep in a system call (a
  * thread waiting for a lock, a joiner, a vfork parent) is only held
@@ -1195,6 +1224,8 @@ step_over_hold_others (FroggySession  *self,
       gboolean held;
 
       if (other == thread || other->stopped || !threads_share_memory (self, other, thread))
+        continue;
+      if (thread_waits_for_stopped_vfork_child (self, other))
         continue;
       if (!froggy_device_hold (self->device, other->id, &held, &local_error))
         {
@@ -3243,19 +3274,25 @@ on_step (FroggySession *self,
 /* @child is the first thread of a process forked from @parent_process.
  * It has a copy of the parent's int3s, or, sharing its memory (vfork),
  * the very same ones.  Unless forks are followed, it is let go at its
- * first stop; a vfork child at its exec (see process_let_go()). */
+ * first stop; a vfork child at its exec (see process_let_go()).
+ * @vfork_caller: the thread of the parent that waits for it in vfork(),
+ * or 0. */
 static void
 process_inherit (FroggySession *self,
                  Process       *parent_process,
                  Thread        *child,
-                 gboolean       shares_memory)
+                 gboolean       shares_memory,
+                 pid_t          vfork_caller)
 {
   Process *process = process_lookup (self, child->pid);
   GHashTableIter iter;
   Site *site;
 
   if (shares_memory)
-    process->memory_of = parent_process->memory_of;
+    {
+      process->memory_of = parent_process->memory_of;
+      process->vfork_caller = vfork_caller;
+    }
   g_hash_table_iter_init (&iter, parent_process->sites);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &site))
     {
@@ -3299,7 +3336,8 @@ on_clone (FroggySession                    *self,
     }
   else
     process_inherit (self, process_lookup (self, parent->pid), child,
-                     (body->flags & CLONE_VM) != 0);
+                     (body->flags & CLONE_VM) != 0,
+                     (body->flags & CLONE_VFORK) ? parent->tid : 0);
   if (is_thread || self->follow_fork)
     stop_with_parent (self, parent, child,
                       (body->child_flags & UTRACE_CLONE_STOPPED) != 0);
@@ -3341,6 +3379,7 @@ on_exec (FroggySession                    *self,
   g_hash_table_remove_all (process->sites);
   g_hash_table_remove_all (process->armed);
   process->memory_of = process->pid;
+  process->vfork_caller = 0;
   if (!process->followed)
     {
       /* Its own memory now, with none of our int3s. */
@@ -3612,7 +3651,7 @@ thread_adopt (FroggySession            *self,
   thread->announced = TRUE;
   /* A fork child: whether it shared its parent's memory is not known. */
   if (new_process && g_hash_table_contains (self->processes, GINT_TO_POINTER (parent_pid)))
-    process_inherit (self, process_lookup (self, parent_pid), thread, FALSE);
+    process_inherit (self, process_lookup (self, parent_pid), thread, FALSE, 0);
   stop_with_process (self, thread);
   return TRUE;
 }
