@@ -3186,8 +3186,9 @@ on_breakpoint (FroggySession *self,
       FroggyBreakpoint *breakpoint = g_ptr_array_index (self->breakpoints, i);
       gboolean here;
 
-      /* A child's copy of its parent's int3s is no breakpoint of its
-       * own until its exec; after that, it has its own addresses. */
+      /* A child's breakpoints are at the addresses armed in it: those
+       * of its copy of its parent's image after a fork, those set again
+       * in its own image after an exec. */
       if (process->pid == self->pid)
         here = froggy_breakpoint_has_address (breakpoint, pc);
       else
@@ -3271,9 +3272,49 @@ on_step (FroggySession *self,
     }
 }
 
+/* Arm @child_process's copy of its parent's breakpoints, after a fork:
+ * until its exec it runs its parent's image, int3s included, so their
+ * hits are its own, and disabling or removing a breakpoint takes its
+ * int3 out of the child too (see breakpoint_disarm()). */
+static void
+process_inherit_armed (FroggySession *self,
+                       Process       *parent_process,
+                       Process       *child_process)
+{
+  GHashTableIter iter;
+  gpointer key, value;
+
+  if (parent_process->pid != self->pid)
+    {
+      g_hash_table_iter_init (&iter, parent_process->armed);
+      while (g_hash_table_iter_next (&iter, &key, &value))
+        g_hash_table_insert (child_process->armed, g_memdup2 (key, sizeof (guint64)), value);
+      return;
+    }
+
+  for (guint i = 0; i < self->breakpoints->len; i++)
+    {
+      FroggyBreakpoint *breakpoint = g_ptr_array_index (self->breakpoints, i);
+
+      if (!breakpoint->enabled)
+        continue;
+      for (guint j = 0; j < breakpoint->addresses->len; j++)
+        {
+          guint64 address = g_array_index (breakpoint->addresses, guint64, j);
+
+          /* The first breakpoint at an address is the one that stops. */
+          if (g_hash_table_contains (child_process->sites, &address) &&
+              !g_hash_table_contains (child_process->armed, &address))
+            g_hash_table_insert (child_process->armed, g_memdup2 (&address, sizeof address),
+                                 GUINT_TO_POINTER (breakpoint->id));
+        }
+    }
+}
+
 /* @child is the first thread of a process forked from @parent_process.
- * It has a copy of the parent's int3s, or, sharing its memory (vfork),
- * the very same ones.  Unless forks are followed, it is let go at its
+ * It has a copy of the parent's int3s, which are its breakpoints until
+ * its exec, or, sharing its memory (vfork), the very same ones, which
+ * stay its parent's.  Unless forks are followed, it is let go at its
  * first stop; a vfork child at its exec (see process_let_go()).
  * @vfork_caller: the thread of the parent that waits for it in vfork(),
  * or 0. */
@@ -3300,6 +3341,8 @@ process_inherit (FroggySession *self,
 
       g_hash_table_insert (process->sites, &copy->address, copy);
     }
+  if (!shares_memory)
+    process_inherit_armed (self, parent_process, process);
   if (!self->follow_fork)
     {
       process->followed = FALSE;

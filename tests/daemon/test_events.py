@@ -143,6 +143,49 @@ def test_catch_fork_and_exec_following_the_child(client):
     client.wait_event("session-ended")
 
 
+def test_a_fork_child_hits_its_copy_of_the_breakpoints(client):
+    """A fork child has a copy of its parent's int3s.  Followed, its hit
+    before any exec is reported as its own, it goes on from it when
+    continued, and a disabled breakpoint no longer stops it; not
+    followed, it runs unharmed and unseen."""
+    for follow_fork in (True, False):
+        client.events.clear()
+        started = launch(client, "forktick", follow_fork=follow_fork)
+        session, pid = started["session"], started["pid"]
+        ticks = client.call("breakpoint.insert", session=session,
+                            location="tick")
+        client.call("continue", session=session)
+        if follow_fork:
+            hit = client.wait_event("breakpoint-hit", breakpoint=ticks["id"])
+            child = hit["thread"]
+            assert child != pid
+            assert hit["line"] == mark("tick")
+            caller = client.call("backtrace", session=session,
+                                 thread=child)[1]
+            assert caller["line"] == mark("fork-child-tick")
+            # Disabled, the breakpoint stops neither the child's second
+            # tick(0) nor the parent's tick(1), which comes after it.
+            client.call("breakpoint.enable", session=session,
+                        id=ticks["id"], enabled=False)
+            client.call("continue", session=session, thread=child)
+            assert wait_exit(client, child)["code"] == 7
+        else:
+            hit = client.wait_event("breakpoint-hit", breakpoint=ticks["id"])
+            assert hit["thread"] == pid
+            caller = client.call("backtrace", session=session,
+                                 thread=pid)[1]
+            assert caller["line"] == mark("fork-parent-tick")
+            client.call("continue", session=session)
+        assert wait_exit(client, pid)["code"] == 0, follow_fork
+        client.wait_event("session-ended")
+        # No other hit; not followed, nothing at all of the child.
+        assert not [e for e in client.events
+                    if e["reason"] == "breakpoint-hit"], follow_fork
+        if not follow_fork:
+            assert {e.get("thread") for e in client.events} <= {pid, None}, \
+                client.events
+
+
 def test_a_vfork_child_runs_through_its_parents_breakpoints(client):
     """A vfork child runs in its parent's memory, int3s included: with
     the child followed or not, it must pass them unharmed and unreported

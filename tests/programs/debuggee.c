@@ -14,6 +14,10 @@
  *             times (default: forever) and bump their counter; exits 0
  *   fork      forks; the child execs "debuggee basic"; exits with the
  *             child's exit code
+ *   forktick  forks; the child calls tick(0) twice in its own copy of
+ *             memory and _exits with 7; the parent waits, then calls tick(1);
+ *             exits 0 if the child exited with 7 and the parent's tick
+ *             counted, else the child's signal + 128, or 3
  *   vfork     vforks; the child calls tick(0) in its parent's memory and
  *             _exits with 7; the parent then calls tick(1); exits 0 if
  *             both ticks counted and the child exited with 7, else the
@@ -133,6 +137,27 @@ static int run_fork(const char *self)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 4;
 }
 
+static int run_forktick(void)
+{
+	int status;
+	pid_t child = fork();
+
+	if (child < 0)
+		return 2;
+	if (child == 0) {
+		tick(0); /* MARK:fork-child-tick */
+		tick(0);
+		_exit(counters[0] == 2 ? 7 : 6);
+	}
+	if (waitpid(child, &status, 0) != child)
+		return 3;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	tick(1); /* MARK:fork-parent-tick */
+	return WIFEXITED(status) && WEXITSTATUS(status) == 7 &&
+	       counters[0] == 0 && counters[1] == 1 ? 0 : 3;
+}
+
 static int run_vfork(int wait_usr1)
 {
 	sigset_t usr1;
@@ -203,6 +228,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "fork"))
 		return run_fork(argv[0]);
+	if (!strcmp(mode, "forktick"))
+		return run_forktick();
 	if (!strcmp(mode, "vfork"))
 		return run_vfork(argc > 2 && !strcmp(argv[2], "wait"));
 	if (!strcmp(mode, "signal"))
