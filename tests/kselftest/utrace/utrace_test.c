@@ -725,6 +725,142 @@ TEST(only_the_system_calls_of_the_set_are_reported)
 	free(r);
 }
 
+/*
+ * An engine that watches exits only is asked about each call at its
+ * entry too: the exits of the set's calls come, and those of the calls
+ * out of it, which utrace does not report at all, do not.
+ */
+TEST(exits_alone_follow_the_set)
+{
+	struct utrace_reader *r = malloc(sizeof(*r));
+	__u64 death = UTRACE_EVMASK(UTRACE_EV_DEATH), set = 1ULL << SYS_write;
+	__u64 events = UTRACE_EVMASK(UTRACE_EV_SYSCALL_EXIT) | death;
+	struct utrace_event_header *ev;
+	struct utrace_event_syscall *sc;
+	struct tracee t = start_tracee(set_fn);
+	int getpids = 0, getppids = 0, writes = 0, entries = 0;
+	__u64 id;
+	int fd = utrace_open();
+
+	ASSERT_GE(fd, 0);
+	utrace_reader_init(r, fd);
+	ASSERT_EQ(0, utrace_attach(fd, t.pid, UTRACE_ATTACH_CLONES, death,
+				   death, &id));
+	ASSERT_EQ(0, set_syscalls(fd, UTRACE_ALL_THREADS, 0, &set, 64));
+	ASSERT_EQ(0, utrace_events(fd, id, events, events));
+
+	go(&t);
+	while ((ev = utrace_next(r, WAIT_MS)) && !(ev->type == UTRACE_EV_DEATH &&
+						   ev->id == id)) {
+		if (ev->type == UTRACE_EV_SYSCALL_ENTRY)
+			entries++;
+		if (ev->type != UTRACE_EV_SYSCALL_EXIT)
+			continue;
+		sc = utrace_body(ev);
+		if (sc->nr == SYS_getpid)
+			getpids++;
+		else if (sc->nr == SYS_getppid)
+			getppids++;
+		else if (sc->nr == SYS_write)
+			writes++;
+	}
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(0, entries);
+	EXPECT_EQ(0, getpids);
+	/* The new thread's calls included. */
+	EXPECT_EQ(SET_CALLS + 1, getppids);
+	EXPECT_EQ(SET_CALLS + 1, writes);
+	EXPECT_EQ(0, reap(&t));
+	close(fd);
+	free(r);
+}
+
+static int in_flight_pipe[2];
+
+static int blocking_read_fn(void)
+{
+	char c;
+
+	return read(in_flight_pipe[0], &c, 1) == 1 && c == 'x' ? 0 : 1;
+}
+
+/* Whether @pid sleeps in system call @nr, by /proc/PID/syscall. */
+static int sleeps_in_syscall(pid_t pid, long nr)
+{
+	char path[64], buf[256];
+	long current = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	sscanf(buf, "%ld", &current);
+	return current == nr;
+}
+
+/*
+ * A read() made while the set left it out is not reported at its exit,
+ * unless system call events are set again meanwhile: then its exit comes,
+ * with its result, though its entry was never seen.
+ */
+TEST(a_call_in_flight_is_reported_at_its_exit_once_events_are_set_again)
+{
+	struct utrace_reader *r = malloc(sizeof(*r));
+	__u64 death = UTRACE_EVMASK(UTRACE_EV_DEATH), set = 1ULL << SYS_write;
+	struct utrace_event_header *ev;
+	struct utrace_event_syscall *sc;
+	struct tracee t;
+	int read_entries = 0, read_exits = 0, i;
+	__u64 id;
+	int fd;
+
+	ASSERT_EQ(0, pipe(in_flight_pipe));
+	t = start_tracee(blocking_read_fn);
+	close(in_flight_pipe[0]);
+	fd = utrace_open();
+	ASSERT_GE(fd, 0);
+	utrace_reader_init(r, fd);
+	ASSERT_EQ(0, utrace_attach(fd, t.pid, 0, death, death, &id));
+	ASSERT_EQ(0, set_syscalls(fd, 0, id, &set, 64));
+	ASSERT_EQ(0, utrace_events(fd, id, SYSCALL_STREAM_EVENTS,
+				   SYSCALL_STREAM_EVENTS));
+	go(&t);
+	for (i = 0; i < 500 && !sleeps_in_syscall(t.pid, SYS_read); i++)
+		usleep(10000);
+	ASSERT_TRUE(sleeps_in_syscall(t.pid, SYS_read));
+
+	/* Every call from now on, and the read() in flight. */
+	ASSERT_EQ(0, set_syscalls(fd, 0, id, NULL, 0));
+	ASSERT_EQ(0, utrace_events(fd, id, SYSCALL_STREAM_EVENTS,
+				   SYSCALL_STREAM_EVENTS));
+	ASSERT_EQ(1, write(in_flight_pipe[1], "x", 1));
+	while ((ev = utrace_next(r, WAIT_MS)) && ev->type != UTRACE_EV_DEATH) {
+		if (ev->type != UTRACE_EV_SYSCALL_ENTRY &&
+		    ev->type != UTRACE_EV_SYSCALL_EXIT)
+			continue;
+		sc = utrace_body(ev);
+		if (sc->nr != SYS_read)
+			continue;
+		if (ev->type == UTRACE_EV_SYSCALL_ENTRY) {
+			read_entries++;
+		} else {
+			EXPECT_EQ(1, sc->ret);
+			read_exits++;
+		}
+	}
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(0, read_entries);
+	EXPECT_EQ(1, read_exits);
+	EXPECT_EQ(0, reap(&t));
+	close(in_flight_pipe[1]);
+	close(fd);
+	free(r);
+}
+
 #define REUSE_CALLS 1500
 
 static int write_loop_fn(void)

@@ -64,6 +64,19 @@ static inline int utrace_attach(int fd, pid_t tid, __u32 flags,
 	return ret;
 }
 
+/* Set the event masks of the thread attached as @id. */
+static inline int utrace_events(int fd, __u64 id, __u64 events, __u64 nonstop)
+{
+	struct utrace_event_mask req = {
+		.size = sizeof(req),
+		.id = id,
+		.events = events,
+		.nonstop = nonstop,
+	};
+
+	return utrace_ioctl(fd, UTRACE_IOC_SET_EVENTS, &req);
+}
+
 static inline int utrace_ctl(int fd, __u64 id, __u32 flags, __u32 action,
 			     int signal)
 {
