@@ -143,6 +143,19 @@ def test_catch_fork_and_exec_following_the_child(client):
     client.wait_event("session-ended")
 
 
+def assert_ended_without_other_hits(client, pid, follow_fork):
+    """The parent @pid exits with 0 and the session ends, with no
+    breakpoint hit but those waited for; a child not followed is never
+    heard of."""
+    assert wait_exit(client, pid)["code"] == 0, follow_fork
+    client.wait_event("session-ended")
+    assert not [e for e in client.events
+                if e["reason"] == "breakpoint-hit"], follow_fork
+    if not follow_fork:
+        assert {e.get("thread") for e in client.events} <= {pid, None}, \
+            client.events
+
+
 def test_a_fork_child_hits_its_copy_of_the_breakpoints(client):
     """A fork child has a copy of its parent's int3s.  Followed, its hit
     before any exec is reported as its own, it goes on from it when
@@ -176,14 +189,7 @@ def test_a_fork_child_hits_its_copy_of_the_breakpoints(client):
                                  thread=pid)[1]
             assert caller["line"] == mark("fork-parent-tick")
             client.call("continue", session=session)
-        assert wait_exit(client, pid)["code"] == 0, follow_fork
-        client.wait_event("session-ended")
-        # No other hit; not followed, nothing at all of the child.
-        assert not [e for e in client.events
-                    if e["reason"] == "breakpoint-hit"], follow_fork
-        if not follow_fork:
-            assert {e.get("thread") for e in client.events} <= {pid, None}, \
-                client.events
+        assert_ended_without_other_hits(client, pid, follow_fork)
 
 
 def test_a_vfork_child_runs_through_its_parents_breakpoints(client):
@@ -204,14 +210,7 @@ def test_a_vfork_child_runs_through_its_parents_breakpoints(client):
         assert caller["line"] == mark("vfork-parent-tick"), follow_fork
         client.call("continue", session=session)
         # 0: the child's tick counted and it exited with 7, not SIGTRAP.
-        assert wait_exit(client, pid)["code"] == 0, follow_fork
-        client.wait_event("session-ended")
-        # No other hit, and nothing at all of the child unless followed.
-        assert not [e for e in client.events
-                    if e["reason"] == "breakpoint-hit"], follow_fork
-        if not follow_fork:
-            assert {e.get("thread") for e in client.events} <= {pid, None}, \
-                client.events
+        assert_ended_without_other_hits(client, pid, follow_fork)
 
 
 def test_signal_stop_then_deliver(client):

@@ -654,6 +654,48 @@ static int set_syscalls(int fd, __u32 flags, __u64 id, const __u64 *set,
 	return utrace_ioctl(fd, UTRACE_IOC_SET_SYSCALLS, &req);
 }
 
+/* The system call records set_fn()'s tracee made, by call. */
+struct set_tally {
+	int entries, exits;
+	int getpids, getppids, writes, others;
+	int thread_writes;	/* of the thread set_fn() creates */
+};
+
+/*
+ * Count the system call records until the death of the thread attached
+ * as @id.  Returns that death's record, or NULL if none came.
+ */
+static struct utrace_event_header *tally_set_calls(struct utrace_reader *r,
+						   __u64 id,
+						   struct set_tally *tally)
+{
+	struct utrace_event_header *ev;
+	struct utrace_event_syscall *sc;
+
+	memset(tally, 0, sizeof(*tally));
+	while ((ev = utrace_next(r, WAIT_MS)) && !(ev->type == UTRACE_EV_DEATH &&
+						   ev->id == id)) {
+		if (ev->type == UTRACE_EV_SYSCALL_ENTRY)
+			tally->entries++;
+		else if (ev->type == UTRACE_EV_SYSCALL_EXIT)
+			tally->exits++;
+		else
+			continue;
+		sc = utrace_body(ev);
+		if (sc->nr == SYS_getpid)
+			tally->getpids++;
+		else if (sc->nr == SYS_getppid)
+			tally->getppids++;
+		else if (sc->nr == SYS_write)
+			tally->writes++;
+		else if (sc->nr >= 0 && sc->nr < 64)
+			tally->others++;
+		if (sc->nr == SYS_write && ev->id != id)
+			tally->thread_writes++;
+	}
+	return ev;
+}
+
 /*
  * A set of 64 bits that has write (1) and not getpid (39): write is
  * reported, getpid is not, and getppid (110), which the set does not
@@ -669,11 +711,8 @@ TEST(only_the_system_calls_of_the_set_are_reported)
 		.nonstop = SYSCALL_STREAM_EVENTS,
 	};
 	__u64 big[UTRACE_SYSCALLS_MAX / 64 + 1] = { 0 };
-	struct utrace_event_header *ev;
-	struct utrace_event_syscall *sc;
 	struct tracee t = start_tracee(set_fn);
-	int getpids = 0, getppids = 0, writes = 0, others = 0;
-	int thread_writes = 0;
+	struct set_tally tally;
 	__u64 id;
 	int fd = utrace_open();
 
@@ -696,30 +735,13 @@ TEST(only_the_system_calls_of_the_set_are_reported)
 	ASSERT_EQ(0, utrace_ioctl(fd, UTRACE_IOC_SET_EVENTS, &mask));
 
 	go(&t);
-	while ((ev = utrace_next(r, WAIT_MS)) && !(ev->type == UTRACE_EV_DEATH &&
-						   ev->id == id)) {
-		if (ev->type != UTRACE_EV_SYSCALL_ENTRY &&
-		    ev->type != UTRACE_EV_SYSCALL_EXIT)
-			continue;
-		sc = utrace_body(ev);
-		if (sc->nr == SYS_getpid)
-			getpids++;
-		else if (sc->nr == SYS_getppid)
-			getppids++;
-		else if (sc->nr == SYS_write)
-			writes++;
-		else if (sc->nr >= 0 && sc->nr < 64)
-			others++;
-		if (sc->nr == SYS_write && ev->id != id)
-			thread_writes++;
-	}
-	ASSERT_NE(NULL, ev);
-	EXPECT_EQ(0, getpids);
-	EXPECT_EQ(0, others);
+	ASSERT_NE(NULL, tally_set_calls(r, id, &tally));
+	EXPECT_EQ(0, tally.getpids);
+	EXPECT_EQ(0, tally.others);
 	/* An entry and an exit a call, the new thread's included. */
-	EXPECT_EQ(2 * (SET_CALLS + 1), getppids);
-	EXPECT_EQ(2 * (SET_CALLS + 1), writes);
-	EXPECT_EQ(2, thread_writes);
+	EXPECT_EQ(2 * (SET_CALLS + 1), tally.getppids);
+	EXPECT_EQ(2 * (SET_CALLS + 1), tally.writes);
+	EXPECT_EQ(2, tally.thread_writes);
 	EXPECT_EQ(0, reap(&t));
 	close(fd);
 	free(r);
@@ -735,10 +757,8 @@ TEST(exits_alone_follow_the_set)
 	struct utrace_reader *r = malloc(sizeof(*r));
 	__u64 death = UTRACE_EVMASK(UTRACE_EV_DEATH), set = 1ULL << SYS_write;
 	__u64 events = UTRACE_EVMASK(UTRACE_EV_SYSCALL_EXIT) | death;
-	struct utrace_event_header *ev;
-	struct utrace_event_syscall *sc;
 	struct tracee t = start_tracee(set_fn);
-	int getpids = 0, getppids = 0, writes = 0, entries = 0;
+	struct set_tally tally;
 	__u64 id;
 	int fd = utrace_open();
 
@@ -750,26 +770,12 @@ TEST(exits_alone_follow_the_set)
 	ASSERT_EQ(0, utrace_events(fd, id, events, events));
 
 	go(&t);
-	while ((ev = utrace_next(r, WAIT_MS)) && !(ev->type == UTRACE_EV_DEATH &&
-						   ev->id == id)) {
-		if (ev->type == UTRACE_EV_SYSCALL_ENTRY)
-			entries++;
-		if (ev->type != UTRACE_EV_SYSCALL_EXIT)
-			continue;
-		sc = utrace_body(ev);
-		if (sc->nr == SYS_getpid)
-			getpids++;
-		else if (sc->nr == SYS_getppid)
-			getppids++;
-		else if (sc->nr == SYS_write)
-			writes++;
-	}
-	ASSERT_NE(NULL, ev);
-	EXPECT_EQ(0, entries);
-	EXPECT_EQ(0, getpids);
+	ASSERT_NE(NULL, tally_set_calls(r, id, &tally));
+	EXPECT_EQ(0, tally.entries);
+	EXPECT_EQ(0, tally.getpids);
 	/* The new thread's calls included. */
-	EXPECT_EQ(SET_CALLS + 1, getppids);
-	EXPECT_EQ(SET_CALLS + 1, writes);
+	EXPECT_EQ(SET_CALLS + 1, tally.getppids);
+	EXPECT_EQ(SET_CALLS + 1, tally.writes);
 	EXPECT_EQ(0, reap(&t));
 	close(fd);
 	free(r);
