@@ -251,6 +251,17 @@ froggy_device_open (GError **error)
   return g_steal_pointer (&self);
 }
 
+/* Whether the kernel supports @feature, a UTRACE_FEATURE_* bit: the
+ * handshake told them all. */
+gboolean
+froggy_device_has_feature (FroggyDevice *self,
+                           guint64       feature)
+{
+  g_return_val_if_fail (FROGGY_IS_DEVICE (self), FALSE);
+
+  return (self->features & feature) == feature;
+}
+
 int
 froggy_device_get_fd (FroggyDevice *self)
 {

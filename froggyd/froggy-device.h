@@ -23,6 +23,8 @@ typedef struct
 
 FroggyDevice *froggy_device_open         (GError                        **error);
 int           froggy_device_get_fd       (FroggyDevice                   *self);
+gboolean      froggy_device_has_feature  (FroggyDevice                   *self,
+                                          guint64                         feature);
 void          froggy_device_close        (FroggyDevice                   *self);
 gboolean      froggy_device_attach       (FroggyDevice                   *self,
                                           pid_t                           tid,

@@ -3503,9 +3503,9 @@ on_syscall (FroggySession                    *self,
   g_variant_builder_add (builder, "{sv}", "name", g_variant_new_string (name ? name : "?"));
   if (catchpoint != NULL)
     g_variant_builder_add (builder, "{sv}", "catchpoint", g_variant_new_int64 (catchpoint->id));
-  if (at_exit)
-    g_variant_builder_add (builder, "{sv}", "return", g_variant_new_int64 (body->ret));
-  else
+  /* An exit carries the arguments too, as its registers have them, on
+   * a kernel with UTRACE_FEATURE_EXIT_ARGS (zeros before it). */
+  if (!at_exit || froggy_device_has_feature (self->device, UTRACE_FEATURE_EXIT_ARGS))
     {
       GVariantBuilder args;
 
@@ -3518,6 +3518,8 @@ on_syscall (FroggySession                    *self,
         }
       g_variant_builder_add (builder, "{sv}", "args", g_variant_builder_end (&args));
     }
+  if (at_exit)
+    g_variant_builder_add (builder, "{sv}", "return", g_variant_new_int64 (body->ret));
   notification_end (self, builder, thread, 0);
 }
 

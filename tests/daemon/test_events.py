@@ -44,6 +44,8 @@ def test_catch_write_with_arguments_and_return(client):
     client.call("continue", session=session)
     done = client.wait_event("syscall-exit", thread=pid)
     assert (done["nr"], done["name"], done["return"]) == (1, "write", 8)
+    # The exit carries the call's arguments too: write(1, buf, 8).
+    assert (word(done["args"][0]), word(done["args"][2])) == (1, 8)
     client.call("continue", session=session)
     assert wait_exit(client, pid)["code"] == 0
 
