@@ -7,13 +7,14 @@
  * tracer has read its record and resumed it, as ptrace does.  With
  * --only, the kernel reports only the calls numbered in LIST (a comma
  * separated list), as a debugger's catchpoint on them has it do (the
- * device's system call set).  Each record
- * is printed on stderr, one line, unless --quiet.  At the end, one
+ * device's system call set).  With --exits, only the exits are reported:
+ * one record a call, the exit's, which carries the arguments as well as
+ * the result.  Each record is printed on stderr, one line, unless --quiet.  At the end, one
  * "key=value" a line on stdout: the records read, the records the kernel
  * dropped, the seconds from the go to the child's death and the child's
  * exit status, and the reads it took.
  *
- * usage: utrace_trace [--stop] [--quiet] [--only LIST] -- PROGRAM [ARG...]
+ * usage: utrace_trace [--stop] [--exits] [--quiet] [--only LIST] -- PROGRAM [ARG...]
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -40,7 +41,7 @@ struct trace {
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: utrace_trace [--stop] [--quiet] [--only LIST] -- PROGRAM [ARG...]\n");
+		"usage: utrace_trace [--stop] [--exits] [--quiet] [--only LIST] -- PROGRAM [ARG...]\n");
 	exit(2);
 }
 
@@ -92,8 +93,15 @@ static void print_record(const struct utrace_event_header *hdr)
 			(unsigned long long)sc->args[5]);
 		break;
 	case UTRACE_EV_SYSCALL_EXIT:
-		fprintf(stderr, "%d %lld = %lld\n", hdr->tid,
-			(long long)sc->nr, (long long)sc->ret);
+		fprintf(stderr, "%d %lld(%#llx, %#llx, %#llx, %#llx, %#llx, %#llx) = %lld\n",
+			hdr->tid, (long long)sc->nr,
+			(unsigned long long)sc->args[0],
+			(unsigned long long)sc->args[1],
+			(unsigned long long)sc->args[2],
+			(unsigned long long)sc->args[3],
+			(unsigned long long)sc->args[4],
+			(unsigned long long)sc->args[5],
+			(long long)sc->ret);
 		break;
 	case UTRACE_EV_DEATH:
 		fprintf(stderr, "%d died, wait status %#llx\n", hdr->tid,
@@ -204,6 +212,8 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
 		if (!strcmp(argv[i], "--stop"))
 			at.nonstop &= ~SYSCALL_EVENTS;
+		else if (!strcmp(argv[i], "--exits"))
+			at.events &= ~UTRACE_EVMASK(UTRACE_EV_SYSCALL_ENTRY);
 		else if (!strcmp(argv[i], "--quiet"))
 			t.quiet = 1;
 		else if (!strcmp(argv[i], "--only") && i + 1 < argc &&
@@ -214,11 +224,14 @@ int main(int argc, char **argv)
 	}
 	if (i + 1 >= argc)
 		usage();
+	at.nonstop &= at.events;
 	/* The records go out in bulk, not a write(2) a line. */
 	if (!t.quiet)
 		setvbuf(stderr, NULL, _IOFBF, 1 << 16);
 
-	t.fd = utrace_session(O_NONBLOCK, UTRACE_FEATURE_NONSTOP);
+	t.fd = utrace_session(O_NONBLOCK, UTRACE_FEATURE_NONSTOP |
+			     (at.events & UTRACE_EVMASK(UTRACE_EV_SYSCALL_ENTRY) ?
+			      0 : UTRACE_FEATURE_EXIT_ARGS));
 	if (t.fd < 0)
 		return 1;
 	t.pid = spawn(argv + i + 1, &go);
