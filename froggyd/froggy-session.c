@@ -85,6 +85,8 @@ typedef struct
                                  * a CLONE_VM (vfork) child's parent's */
   pid_t             vfork_caller; /* a vfork child's: the parent thread that
                                    * sleeps in vfork() until its exec or death */
+  guint             image;      /* the program image it runs: numbered by
+                                 * exec, a fork's copy keeps its parent's */
   gboolean          followed;   /* FALSE: a child to let go at its first stop */
 } Process;
 
@@ -178,6 +180,7 @@ struct _FroggySession
   guint         resync_source;
   guint         next_breakpoint_id;
   guint         next_watchpoint_id;
+  guint         last_image;   /* Process.image of the latest exec */
   guint64       events;
   guint64       nonstop;
   GHashTable   *reported;     /* notification kind -> "report" or "stop" */
@@ -1109,6 +1112,49 @@ breakpoint_arm_in_child (FroggySession    *self,
         }
       g_hash_table_insert (process->armed, g_memdup2 (&symbol->address, sizeof symbol->address),
                            GUINT_TO_POINTER (breakpoint->id));
+    }
+}
+
+/* A breakpoint inserted or enabled after forks goes into every followed
+ * child with memory of its own, as it would have been copied there had
+ * it been set before: at its addresses in a copy of the first process's
+ * image, by function name in another image.  A child with no thread
+ * stopped to write through goes without it (logged). */
+static void
+breakpoint_arm_in_children (FroggySession    *self,
+                            FroggyBreakpoint *breakpoint)
+{
+  Process *first = process_lookup (self, self->pid);
+  GHashTableIter iter;
+  Process *process;
+
+  g_hash_table_iter_init (&iter, self->processes);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &process))
+    {
+      if (process == first || !process->followed || process_shares_memory (process))
+        continue;
+      if (process->image != first->image)
+        {
+          if (breakpoint->by_function)
+            breakpoint_arm_in_child (self, breakpoint, process);
+          continue;
+        }
+      for (guint i = 0; i < breakpoint->addresses->len; i++)
+        {
+          guint64 address = g_array_index (breakpoint->addresses, guint64, i);
+          g_autoptr(GError) error = NULL;
+
+          if (g_hash_table_contains (process->armed, &address))
+            continue;
+          if (!site_ref (self, process, address, &error))
+            {
+              g_debug ("breakpoint %u not set in process %d: %s",
+                       breakpoint->id, process->pid, error->message);
+              continue;
+            }
+          g_hash_table_insert (process->armed, g_memdup2 (&address, sizeof address),
+                               GUINT_TO_POINTER (breakpoint->id));
+        }
     }
 }
 
@@ -2361,6 +2407,7 @@ froggy_session_insert_breakpoint (FroggySession  *self,
     return NULL;
   if (!breakpoint_arm (self, breakpoint, error))
     return NULL;
+  breakpoint_arm_in_children (self, breakpoint);
 
   self->next_breakpoint_id++;
   inserted = g_steal_pointer (&breakpoint);
@@ -2420,6 +2467,8 @@ froggy_session_enable_breakpoint (FroggySession  *self,
     return TRUE;
   if (enabled && !breakpoint_arm (self, breakpoint, error))
     return FALSE;
+  if (enabled)
+    breakpoint_arm_in_children (self, breakpoint);
   if (!enabled)
     breakpoint_disarm (self, breakpoint);
   breakpoint->enabled = enabled;
@@ -3334,6 +3383,7 @@ process_inherit (FroggySession *self,
       process->memory_of = parent_process->memory_of;
       process->vfork_caller = vfork_caller;
     }
+  process->image = parent_process->image;
   g_hash_table_iter_init (&iter, parent_process->sites);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &site))
     {
@@ -3423,6 +3473,7 @@ on_exec (FroggySession                    *self,
   g_hash_table_remove_all (process->armed);
   process->memory_of = process->pid;
   process->vfork_caller = 0;
+  process->image = ++self->last_image;
   if (!process->followed)
     {
       /* Its own memory now, with none of our int3s. */

@@ -194,6 +194,38 @@ def test_a_fork_child_hits_its_copy_of_the_breakpoints(client):
         assert_ended_without_other_hits(client, pid, follow_fork)
 
 
+def test_a_breakpoint_inserted_after_the_fork_is_set_in_the_child(client):
+    """A breakpoint inserted once a followed fork child runs its copy of
+    the image goes into that copy too: the child's next tick(0) stops on
+    it, and so does the parent's tick(1)."""
+    started = launch(client, "forktick")
+    session, pid = started["session"], started["pid"]
+    first = client.call("breakpoint.insert", session=session, location="tick")
+    client.call("continue", session=session)
+    child = client.wait_event("breakpoint-hit", breakpoint=first["id"])["thread"]
+    assert child != pid
+    # The parent waits for the child: stopped too, both can be written.
+    client.call("stop", session=session)
+    client.call("breakpoint.remove", session=session, id=first["id"])
+    second = client.call("breakpoint.insert", session=session, location="tick")
+    assert second["id"] != first["id"]
+
+    client.call("continue", session=session, thread=child)
+    hit = client.wait_event("breakpoint-hit", breakpoint=second["id"])
+    assert (hit["thread"], hit["pid"], hit["line"]) == (child, child, mark("tick"))
+    client.call("continue", session=session, thread=child)
+    # 7: both of the child's tick(0) counted, neither trapped it.
+    assert wait_exit(client, child)["code"] == 7
+
+    client.call("continue", session=session)
+    hit = client.wait_event("breakpoint-hit", breakpoint=second["id"])
+    assert hit["thread"] == pid
+    caller = client.call("backtrace", session=session, thread=pid)[1]
+    assert caller["line"] == mark("fork-parent-tick")
+    client.call("continue", session=session)
+    assert_ended_without_other_hits(client, pid, True)
+
+
 def test_a_vfork_child_runs_through_its_parents_breakpoints(client):
     """A vfork child runs in its parent's memory, int3s included: with
     the child followed or not, it must pass them unharmed and unreported
