@@ -158,6 +158,28 @@ def assert_ended_without_other_hits(client, pid, follow_fork):
             client.events
 
 
+def test_a_breakpoint_inserted_after_a_childs_exec_is_set_in_its_image(client):
+    """Inserted by name once a followed child exec'd, a breakpoint is
+    resolved in the child's new image as well as in the first process."""
+    started = launch(client, "fork")
+    session, pid = started["session"], started["pid"]
+    client.call("catch", session=session, kind="exec")
+    client.call("continue", session=session)
+    child = client.wait_event("exec")["thread"]
+    assert child != pid
+    # The parent waits for the child: stopped too, both can be written.
+    client.call("stop", session=session)
+    middle = client.call("breakpoint.insert", session=session, location="middle")
+    client.call("continue", session=session, thread=child)
+    hit = client.wait_event("breakpoint-hit", breakpoint=middle["id"])
+    assert (hit["thread"], hit["function"]) == (child, "middle")
+    client.call("continue", session=session, thread=child)
+    assert wait_exit(client, child)["code"] == 0
+    client.call("continue", session=session)
+    assert wait_exit(client, pid)["code"] == 0
+    client.wait_event("session-ended")
+
+
 def test_a_fork_child_hits_its_copy_of_the_breakpoints(client):
     """A fork child has a copy of its parent's int3s.  Followed, its hit
     before any exec is reported as its own, it goes on from it when
