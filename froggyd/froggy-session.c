@@ -2469,7 +2469,7 @@ froggy_session_enable_breakpoint (FroggySession  *self,
     return FALSE;
   if (enabled)
     breakpoint_arm_in_children (self, breakpoint);
-  if (!enabled)
+  else
     breakpoint_disarm (self, breakpoint);
   breakpoint->enabled = enabled;
   return TRUE;
