@@ -1087,6 +1087,29 @@ breakpoint_arm (FroggySession     *self,
   return TRUE;
 }
 
+/* Arm @breakpoint at @address of @process, a child, unless another
+ * breakpoint is armed there; one that cannot be written goes without
+ * (logged). */
+static void
+breakpoint_arm_in_child_at (FroggySession    *self,
+                            FroggyBreakpoint *breakpoint,
+                            Process          *process,
+                            guint64           address)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (g_hash_table_contains (process->armed, &address))
+    return;
+  if (!site_ref (self, process, address, &error))
+    {
+      g_debug ("breakpoint %u not set in process %d: %s",
+               breakpoint->id, process->pid, error->message);
+      return;
+    }
+  g_hash_table_insert (process->armed, g_memdup2 (&address, sizeof address),
+                       GUINT_TO_POINTER (breakpoint->id));
+}
+
 /* A breakpoint set by function name, in the new image of a followed
  * child that exec'd: its addresses there are the child's own. */
 static void
@@ -1100,18 +1123,8 @@ breakpoint_arm_in_child (FroggySession    *self,
   for (guint i = 0; symbols != NULL && i < symbols->len; i++)
     {
       FroggySymbol *symbol = g_ptr_array_index (symbols, i);
-      g_autoptr(GError) error = NULL;
 
-      if (g_hash_table_contains (process->armed, &symbol->address))
-        continue;
-      if (!site_ref (self, process, symbol->address, &error))
-        {
-          g_debug ("breakpoint %u not set in process %d: %s",
-                   breakpoint->id, process->pid, error->message);
-          continue;
-        }
-      g_hash_table_insert (process->armed, g_memdup2 (&symbol->address, sizeof symbol->address),
-                           GUINT_TO_POINTER (breakpoint->id));
+      breakpoint_arm_in_child_at (self, breakpoint, process, symbol->address);
     }
 }
 
@@ -1140,21 +1153,8 @@ breakpoint_arm_in_children (FroggySession    *self,
           continue;
         }
       for (guint i = 0; i < breakpoint->addresses->len; i++)
-        {
-          guint64 address = g_array_index (breakpoint->addresses, guint64, i);
-          g_autoptr(GError) error = NULL;
-
-          if (g_hash_table_contains (process->armed, &address))
-            continue;
-          if (!site_ref (self, process, address, &error))
-            {
-              g_debug ("breakpoint %u not set in process %d: %s",
-                       breakpoint->id, process->pid, error->message);
-              continue;
-            }
-          g_hash_table_insert (process->armed, g_memdup2 (&address, sizeof address),
-                               GUINT_TO_POINTER (breakpoint->id));
-        }
+        breakpoint_arm_in_child_at (self, breakpoint, process,
+                                    g_array_index (breakpoint->addresses, guint64, i));
     }
 }
 
