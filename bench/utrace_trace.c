@@ -83,7 +83,9 @@ static void print_record(const struct utrace_event_header *hdr)
 
 	switch (hdr->type) {
 	case UTRACE_EV_SYSCALL_ENTRY:
-		fprintf(stderr, "%d %lld(%#llx, %#llx, %#llx, %#llx, %#llx, %#llx)\n",
+	case UTRACE_EV_SYSCALL_EXIT:
+		/* An exit has the arguments too, and its result after them. */
+		fprintf(stderr, "%d %lld(%#llx, %#llx, %#llx, %#llx, %#llx, %#llx)",
 			hdr->tid, (long long)sc->nr,
 			(unsigned long long)sc->args[0],
 			(unsigned long long)sc->args[1],
@@ -91,17 +93,9 @@ static void print_record(const struct utrace_event_header *hdr)
 			(unsigned long long)sc->args[3],
 			(unsigned long long)sc->args[4],
 			(unsigned long long)sc->args[5]);
-		break;
-	case UTRACE_EV_SYSCALL_EXIT:
-		fprintf(stderr, "%d %lld(%#llx, %#llx, %#llx, %#llx, %#llx, %#llx) = %lld\n",
-			hdr->tid, (long long)sc->nr,
-			(unsigned long long)sc->args[0],
-			(unsigned long long)sc->args[1],
-			(unsigned long long)sc->args[2],
-			(unsigned long long)sc->args[3],
-			(unsigned long long)sc->args[4],
-			(unsigned long long)sc->args[5],
-			(long long)sc->ret);
+		if (hdr->type == UTRACE_EV_SYSCALL_EXIT)
+			fprintf(stderr, " = %lld", (long long)sc->ret);
+		fputc('\n', stderr);
 		break;
 	case UTRACE_EV_DEATH:
 		fprintf(stderr, "%d died, wait status %#llx\n", hdr->tid,
