@@ -661,6 +661,7 @@ static int set_syscalls(int fd, __u32 flags, __u64 id, const __u64 *set,
 struct set_tally {
 	int entries, exits;
 	int getpids, getppids, writes, others;
+	int unnumbered;		/* a number no call has: rt_sigreturn's exit */
 	int thread_writes;	/* of the thread set_fn() creates */
 };
 
@@ -693,6 +694,8 @@ static struct utrace_event_header *tally_set_calls(struct utrace_reader *r,
 			tally->writes++;
 		else if (sc->nr >= 0 && sc->nr < 64)
 			tally->others++;
+		else if (sc->nr < 0)
+			tally->unnumbered++;
 		if (sc->nr == SYS_write && ev->id != id)
 			tally->thread_writes++;
 	}
@@ -751,9 +754,9 @@ TEST(only_the_system_calls_of_the_set_are_reported)
 }
 
 /*
- * An engine that watches exits only is asked about each call at its
- * entry too: the exits of the set's calls come, and those of the calls
- * out of it, which utrace does not report at all, do not.
+ * With exits only, the set decides at the exit: the exits of the set's
+ * calls come, and those of the calls out of it, which utrace does not
+ * report at all, do not.
  */
 TEST(exits_alone_follow_the_set)
 {
@@ -812,11 +815,11 @@ static int sleeps_in_syscall(pid_t pid, long nr)
 }
 
 /*
- * A read() made while the set left it out is not reported at its exit,
- * unless system call events are set again meanwhile: then its exit comes,
- * with its result, though its entry was never seen.
+ * A read() made while the set left it out is reported at its exit once
+ * the set has it: its exit comes, with its result, though its entry was
+ * never seen.
  */
-TEST(a_call_in_flight_is_reported_at_its_exit_once_events_are_set_again)
+TEST(a_call_in_flight_is_reported_at_its_exit_once_the_set_has_it)
 {
 	struct utrace_reader *r = malloc(sizeof(*r));
 	__u64 death = UTRACE_EVMASK(UTRACE_EV_DEATH), set = 1ULL << SYS_write;
@@ -844,8 +847,6 @@ TEST(a_call_in_flight_is_reported_at_its_exit_once_events_are_set_again)
 
 	/* Every call from now on, and the read() in flight. */
 	ASSERT_EQ(0, set_syscalls(fd, 0, id, NULL, 0));
-	ASSERT_EQ(0, utrace_events(fd, id, SYSCALL_STREAM_EVENTS,
-				   SYSCALL_STREAM_EVENTS));
 	ASSERT_EQ(1, write(in_flight_pipe[1], "x", 1));
 	while ((ev = utrace_next(r, WAIT_MS)) && ev->type != UTRACE_EV_DEATH) {
 		if (ev->type != UTRACE_EV_SYSCALL_ENTRY &&
@@ -867,6 +868,66 @@ TEST(a_call_in_flight_is_reported_at_its_exit_once_events_are_set_again)
 	EXPECT_EQ(0, reap(&t));
 	close(in_flight_pipe[1]);
 	close(fd);
+	free(r);
+}
+
+static void on_sigusr1(int sig)
+{
+}
+
+/* Handlers return through rt_sigreturn(), whose exit has no number. */
+static int sigreturn_fn(void)
+{
+	struct sigaction sa = { .sa_handler = on_sigusr1 };
+	int i;
+
+	if (sigaction(SIGUSR1, &sa, NULL))
+		return 1;
+	for (i = 0; i < SET_CALLS; i++) {
+		raise(SIGUSR1);
+		syscall(SYS_write, -1L, "1234567", 7);
+	}
+	return 0;
+}
+
+/*
+ * rt_sigreturn() leaves the thread's system call number at -1, which is
+ * what its exit reports: a number no call has, in no set.  A thread with
+ * a set of write alone reports its writes and nothing of the handlers'
+ * returns; without a set it reports those exits too.
+ */
+TEST(a_set_leaves_out_the_exits_no_call_number_has)
+{
+	struct utrace_reader *r = malloc(sizeof(*r));
+	__u64 death = UTRACE_EVMASK(UTRACE_EV_DEATH), set = 1ULL << SYS_write;
+	struct set_tally tally;
+	struct tracee t;
+	int with_set;
+	__u64 id;
+	int fd;
+
+	for (with_set = 1; with_set >= 0; with_set--) {
+		t = start_tracee(sigreturn_fn);
+		fd = utrace_open();
+		ASSERT_GE(fd, 0);
+		utrace_reader_init(r, fd);
+		ASSERT_EQ(0, utrace_attach(fd, t.pid, 0, death, death, &id));
+		if (with_set)
+			ASSERT_EQ(0, set_syscalls(fd, 0, id, &set, 64));
+		ASSERT_EQ(0, utrace_events(fd, id, SYSCALL_STREAM_EVENTS,
+					   SYSCALL_STREAM_EVENTS));
+		go(&t);
+		ASSERT_NE(NULL, tally_set_calls(r, id, &tally));
+		EXPECT_EQ(2 * SET_CALLS, tally.writes);
+		if (with_set) {
+			EXPECT_EQ(0, tally.unnumbered);
+			EXPECT_EQ(0, tally.others + tally.getpids);
+		} else {
+			EXPECT_EQ(SET_CALLS, tally.unnumbered);
+		}
+		EXPECT_EQ(0, reap(&t));
+		close(fd);
+	}
 	free(r);
 }
 
