@@ -370,9 +370,9 @@ froggy_device_set_events (FroggyDevice  *self,
  *
  * Narrows the system call entries and exits every thread of the session
  * reports, their event masks permitting, to the calls of @set and those
- * numbered @nbits or more (but for numbers no call has, such as the -1
- * rt_sigreturn() leaves at its exit): a catchpoint on one call then costs
- * the other calls nothing.  The kernel gives new threads their parent's set.  On a
+ * numbered @nbits or more (but for a negative one, the -1 rt_sigreturn()
+ * leaves at its exit): a catchpoint on one call then costs the other
+ * calls nothing.  The kernel gives new threads their parent's set.  On a
  * kernel without UTRACE_FEATURE_SYSCALL_SET, every call is still
  * reported, which costs time, not correctness: the records are matched
  * against the catchpoints anyway.

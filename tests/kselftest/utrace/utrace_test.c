@@ -622,6 +622,8 @@ TEST(syscall_arguments_and_results)
 }
 
 #define SET_CALLS 200
+/* A number past the system call table, as an x32 call's is. */
+#define NO_SUCH_CALL 100000
 
 static void *set_thread_fn(void *arg)
 {
@@ -661,7 +663,8 @@ static int set_syscalls(int fd, __u32 flags, __u64 id, const __u64 *set,
 struct set_tally {
 	int entries, exits;
 	int getpids, getppids, writes, others;
-	int unnumbered;		/* a number no call has: rt_sigreturn's exit */
+	int unnumbered;		/* negative: rt_sigreturn()'s exit */
+	int past_table;		/* NO_SUCH_CALL */
 	int thread_writes;	/* of the thread set_fn() creates */
 };
 
@@ -696,6 +699,8 @@ static struct utrace_event_header *tally_set_calls(struct utrace_reader *r,
 			tally->others++;
 		else if (sc->nr < 0)
 			tally->unnumbered++;
+		else if (sc->nr == NO_SUCH_CALL)
+			tally->past_table++;
 		if (sc->nr == SYS_write && ev->id != id)
 			tally->thread_writes++;
 	}
@@ -875,7 +880,10 @@ static void on_sigusr1(int sig)
 {
 }
 
-/* Handlers return through rt_sigreturn(), whose exit has no number. */
+/*
+ * Handlers return through rt_sigreturn(), whose exit has no number; and
+ * a call past the table fails with ENOSYS.
+ */
 static int sigreturn_fn(void)
 {
 	struct sigaction sa = { .sa_handler = on_sigusr1 };
@@ -886,17 +894,20 @@ static int sigreturn_fn(void)
 	for (i = 0; i < SET_CALLS; i++) {
 		raise(SIGUSR1);
 		syscall(SYS_write, -1L, "1234567", 7);
+		syscall(NO_SUCH_CALL);
 	}
 	return 0;
 }
 
 /*
  * rt_sigreturn() leaves the thread's system call number at -1, which is
- * what its exit reports: a number no call has, in no set.  A thread with
- * a set of write alone reports its writes and nothing of the handlers'
- * returns; without a set it reports those exits too.
+ * what its exit reports: a negative number, in no set.  A thread with a
+ * set of write alone reports its writes and nothing of the handlers'
+ * returns; without a set it reports those exits too.  A number past the
+ * table is in every set, as the device reports what a set does not
+ * cover.
  */
-TEST(a_set_leaves_out_the_exits_no_call_number_has)
+TEST(a_set_leaves_out_negative_numbers_and_keeps_those_past_the_table)
 {
 	struct utrace_reader *r = malloc(sizeof(*r));
 	__u64 death = UTRACE_EVMASK(UTRACE_EV_DEATH), set = 1ULL << SYS_write;
@@ -919,6 +930,7 @@ TEST(a_set_leaves_out_the_exits_no_call_number_has)
 		go(&t);
 		ASSERT_NE(NULL, tally_set_calls(r, id, &tally));
 		EXPECT_EQ(2 * SET_CALLS, tally.writes);
+		EXPECT_EQ(2 * SET_CALLS, tally.past_table);
 		if (with_set) {
 			EXPECT_EQ(0, tally.unnumbered);
 			EXPECT_EQ(0, tally.others + tally.getpids);
