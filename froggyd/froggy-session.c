@@ -81,6 +81,9 @@ typedef struct
   FroggySymbolizer *symbolizer;
   GHashTable       *sites;      /* guint64 address -> Site */
   GHashTable       *armed;      /* a child's image: guint64 address -> breakpoint id */
+  GHashTable       *pending;    /* a running child's breakpoints to arm at its next
+                                 * stop: guint64 address -> breakpoint id */
+  pid_t             arming;     /* the thread interrupted for that stop, or 0 */
   pid_t             memory_of;  /* whose memory it runs in: its own pid, or
                                  * a CLONE_VM (vfork) child's parent's */
   pid_t             vfork_caller; /* a vfork child's: the parent thread that
@@ -234,6 +237,7 @@ process_free (gpointer data)
   g_clear_object (&process->symbolizer);
   g_hash_table_unref (process->sites);
   g_hash_table_unref (process->armed);
+  g_hash_table_unref (process->pending);
   g_free (process);
 }
 
@@ -454,6 +458,7 @@ process_lookup (FroggySession *self,
       process->symbolizer = froggy_symbolizer_new (pid);
       process->sites = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, g_free);
       process->armed = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+      process->pending = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
       process->memory_of = pid;
       process->followed = TRUE;
       g_hash_table_insert (self->processes, GINT_TO_POINTER (pid), process);
@@ -1087,27 +1092,94 @@ breakpoint_arm (FroggySession     *self,
   return TRUE;
 }
 
-/* Arm @breakpoint at @address of @process, a child, unless another
- * breakpoint is armed there; one that cannot be written goes without
- * (logged). */
+/* Interrupt a thread of @process, a child with breakpoints pending and
+ * none of its threads stopped to write them through: its stop arms them
+ * (see process_arm_pending()), and it runs on as a lapsed pause does,
+ * unless a stop was asked of it meanwhile.  One that sleeps in a system
+ * call is woken for it, as by a stop, and the call restarts where Linux
+ * restarts calls after a stop.  A thread that steps is left alone: the
+ * stop at its step's end serves. */
 static void
-breakpoint_arm_in_child_at (FroggySession    *self,
-                            FroggyBreakpoint *breakpoint,
-                            Process          *process,
-                            guint64           address)
+process_interrupt_to_arm (FroggySession *self,
+                          Process       *process)
+{
+  GHashTableIter iter;
+  Thread *thread;
+
+  if (process->arming != 0 || g_hash_table_size (process->pending) == 0)
+    return;
+  g_hash_table_iter_init (&iter, self->threads);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &thread))
+    {
+      if (thread->pid != process->pid || thread->id == 0 || thread->paused ||
+          thread->stepping || thread->over_address != 0)
+        continue;
+      /* Exiting already: another thread may serve. */
+      if (!thread_control (self, thread, UTRACE_CTL_INTERRUPT, -1, NULL))
+        continue;
+      thread->pause_lapsed = TRUE;
+      process->arming = thread->tid;
+      return;
+    }
+  g_debug ("process %d: no thread to stop for its %u pending breakpoints",
+           process->pid, g_hash_table_size (process->pending));
+}
+
+/* Arm breakpoint @id at @address of @process, a child, unless another
+ * breakpoint is armed there.  With no thread of it stopped, it is armed
+ * at the child's next stop, which an interrupt brings about; one that
+ * cannot be written goes without (logged). */
+static void
+process_arm_at (FroggySession *self,
+                Process       *process,
+                guint64        address,
+                guint          id)
 {
   g_autoptr(GError) error = NULL;
 
-  if (g_hash_table_contains (process->armed, &address))
+  if (g_hash_table_contains (process->armed, &address) ||
+      g_hash_table_contains (process->pending, &address))
     return;
+  if (process_stopped_thread (self, process->pid) == NULL)
+    {
+      g_hash_table_insert (process->pending, g_memdup2 (&address, sizeof address),
+                           GUINT_TO_POINTER (id));
+      process_interrupt_to_arm (self, process);
+      return;
+    }
   if (!site_ref (self, process, address, &error))
     {
       g_debug ("breakpoint %u not set in process %d: %s",
-               breakpoint->id, process->pid, error->message);
+               id, process->pid, error->message);
       return;
     }
   g_hash_table_insert (process->armed, g_memdup2 (&address, sizeof address),
-                       GUINT_TO_POINTER (breakpoint->id));
+                       GUINT_TO_POINTER (id));
+}
+
+/* A thread of @process is stopped now: its pending breakpoints go in. */
+static void
+process_arm_pending (FroggySession *self,
+                     Process       *process)
+{
+  g_autoptr(GHashTable) pending = NULL;
+  GHashTableIter iter;
+  gpointer key, value;
+
+  process->arming = 0;
+  if (g_hash_table_size (process->pending) == 0)
+    return;
+  /* A detach takes every int3 out: none goes in now. */
+  if (self->detaching)
+    {
+      g_hash_table_remove_all (process->pending);
+      return;
+    }
+  pending = g_steal_pointer (&process->pending);
+  process->pending = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  g_hash_table_iter_init (&iter, pending);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    process_arm_at (self, process, *(guint64 *) key, GPOINTER_TO_UINT (value));
 }
 
 /* A breakpoint set by function name, in the new image of a followed
@@ -1124,15 +1196,15 @@ breakpoint_arm_in_child (FroggySession    *self,
     {
       FroggySymbol *symbol = g_ptr_array_index (symbols, i);
 
-      breakpoint_arm_in_child_at (self, breakpoint, process, symbol->address);
+      process_arm_at (self, process, symbol->address, breakpoint->id);
     }
 }
 
 /* A breakpoint inserted or enabled after forks goes into every followed
  * child with memory of its own, as it would have been copied there had
  * it been set before: at its addresses in a copy of the first process's
- * image, by function name in another image.  A child with no thread
- * stopped to write through goes without it (logged). */
+ * image, by function name in another image.  A child whose threads all
+ * run gets it at its next stop: until then, it may run past it. */
 static void
 breakpoint_arm_in_children (FroggySession    *self,
                             FroggyBreakpoint *breakpoint)
@@ -1153,9 +1225,17 @@ breakpoint_arm_in_children (FroggySession    *self,
           continue;
         }
       for (guint i = 0; i < breakpoint->addresses->len; i++)
-        breakpoint_arm_in_child_at (self, breakpoint, process,
-                                    g_array_index (breakpoint->addresses, guint64, i));
+        process_arm_at (self, process, g_array_index (breakpoint->addresses, guint64, i),
+                        breakpoint->id);
     }
+}
+
+static gboolean
+pending_is_breakpoint (gpointer key,
+                       gpointer value,
+                       gpointer id)
+{
+  return value == id;
 }
 
 static void
@@ -1183,6 +1263,8 @@ breakpoint_disarm (FroggySession    *self,
           site_unref (self, process, *(guint64 *) key);
           g_hash_table_iter_remove (&armed);
         }
+      g_hash_table_foreach_remove (process->pending, pending_is_breakpoint,
+                                   GUINT_TO_POINTER (breakpoint->id));
     }
 }
 
@@ -3376,6 +3458,7 @@ process_inherit (FroggySession *self,
 {
   Process *process = process_lookup (self, child->pid);
   GHashTableIter iter;
+  gpointer key, value;
   Site *site;
 
   if (shares_memory)
@@ -3392,12 +3475,21 @@ process_inherit (FroggySession *self,
       g_hash_table_insert (process->sites, &copy->address, copy);
     }
   if (!shares_memory)
-    process_inherit_armed (self, parent_process, process);
+    {
+      process_inherit_armed (self, parent_process, process);
+      /* Those its parent was yet to get are the child's to get too. */
+      g_hash_table_iter_init (&iter, parent_process->pending);
+      while (g_hash_table_iter_next (&iter, &key, &value))
+        g_hash_table_insert (process->pending, g_memdup2 (key, sizeof (guint64)), value);
+    }
   if (!self->follow_fork)
     {
       process->followed = FALSE;
+      g_hash_table_remove_all (process->pending);
       thread_control (self, child, UTRACE_CTL_INTERRUPT, -1, NULL);
     }
+  else
+    process_interrupt_to_arm (self, process);
 }
 
 static void
@@ -3434,6 +3526,10 @@ on_clone (FroggySession                    *self,
   if (is_thread || self->follow_fork)
     stop_with_parent (self, parent, child,
                       (body->child_flags & UTRACE_CLONE_STOPPED) != 0);
+  /* The parent's pending breakpoints go in now that the child, whose
+   * memory was copied without them, has them pending too. */
+  if (parent->stopped)
+    process_arm_pending (self, process_lookup (self, parent->pid));
 
   /* The kernel's one clone event stops for both kinds when either asks
    * to stop: the kind nobody asked to stop for goes on at once. */
@@ -3471,6 +3567,8 @@ on_exec (FroggySession                    *self,
    * name again in the new one. */
   g_hash_table_remove_all (process->sites);
   g_hash_table_remove_all (process->armed);
+  g_hash_table_remove_all (process->pending);
+  process->arming = 0;
   process->memory_of = process->pid;
   process->vfork_caller = 0;
   process->image = ++self->last_image;
@@ -3703,6 +3801,18 @@ thread_died (FroggySession *self,
     last = other->pid != pid;
   if (last)
     g_hash_table_remove (self->processes, GINT_TO_POINTER (pid));
+  else
+    {
+      Process *process = process_lookup (self, pid);
+
+      /* It died before the stop that was to arm its process's pending
+       * breakpoints: another thread stops for them. */
+      if (process->arming == tid)
+        {
+          process->arming = 0;
+          process_interrupt_to_arm (self, process);
+        }
+    }
   stop_waiters_update (self, tid);
 }
 
@@ -3920,6 +4030,11 @@ froggy_session_event (FroggySession                    *self,
     self->launch_seen = TRUE;
   if (stopped)
     thread->stopped = TRUE;
+  /* Breakpoints inserted while the process ran go in now; an exec took
+   * away the image they were for (see on_exec()), and at a fork they go
+   * in once the child has taken its share of them (see on_clone()). */
+  if (stopped && record->type != UTRACE_EV_EXEC && record->type != UTRACE_EV_CLONE)
+    process_arm_pending (self, process_lookup (self, thread->pid));
   /* Any stop ends a lapsed pause: a STOP is the one it asked for, another
    * stop took its place. */
   pause_lapsed = stopped && thread->pause_lapsed;

@@ -248,6 +248,42 @@ def test_a_breakpoint_inserted_after_the_fork_is_set_in_the_child(client):
     assert_ended_without_other_hits(client, pid, True)
 
 
+def test_a_breakpoint_inserted_while_a_fork_child_runs_reaches_it(client):
+    """A breakpoint inserted while a followed fork child runs, with none of
+    its threads stopped to write it through, goes in at the child's next
+    stop: froggyd interrupts it for that, unseen, and lets it run on, into
+    the breakpoint."""
+    started = launch(client, "forkspin")
+    session, pid = started["session"], started["pid"]
+    ticks = client.call("breakpoint.insert", session=session, location="tick")
+    client.call("continue", session=session)
+    hit = client.wait_event("breakpoint-hit", breakpoint=ticks["id"])
+    assert (hit["thread"], hit["line"]) == (pid, mark("tick"))
+    # The fork's child runs, none of its threads stopped.
+    threads = client.call("threads", session=session)
+    children = [t for t in threads if t["pid"] != pid]
+    assert [t["state"] for t in children] == ["running"], threads
+    child = children[0]["thread"]
+
+    leaf = client.call("breakpoint.insert", session=session, location="leaf")
+    hit = client.wait_event("breakpoint-hit", breakpoint=leaf["id"])
+    assert (hit["thread"], hit["pid"], hit["line"]) == \
+        (child, child, mark("leaf-first"))
+    callers = [frame.get("line") for frame in
+               client.call("backtrace", session=session, thread=child)]
+    assert mark("forkspin-child-call") in callers, callers
+    # The stop that put it in was never told of.
+    assert not [e for e in client.events if e.get("reason") == "interrupted"]
+
+    # Removed, it no longer stops the child, which goes on calling leaf().
+    client.call("breakpoint.remove", session=session, id=leaf["id"])
+    client.call("continue", session=session, thread=child)
+    assert not [e for e in client.drain(1.0)
+                if e.get("reason") == "breakpoint-hit"]
+    client.call("kill", session=session)
+    assert wait_exit(client, child)["termsig"] == signal.SIGKILL
+
+
 def test_a_vfork_child_runs_through_its_parents_breakpoints(client):
     """A vfork child runs in its parent's memory, int3s included: with
     the child followed or not, it must pass them unharmed and unreported

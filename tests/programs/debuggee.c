@@ -18,6 +18,8 @@
  *             memory and _exits with 7; the parent waits, then calls tick(1);
  *             exits 0 if the child exited with 7 and the parent's tick
  *             counted, else the child's signal + 128, or 3
+ *   forkspin  forks; the child calls outer(1) forever, pausing 10 ms
+ *             between calls; the parent calls tick(1), then waits for it
  *   vfork     vforks; the child calls tick(0) in its parent's memory and
  *             _exits with 7; the parent then calls tick(1); exits 0 if
  *             both ticks counted and the child exited with 7, else the
@@ -158,6 +160,22 @@ static int run_forktick(void)
 	       counters[0] == 0 && counters[1] == 1 ? 0 : 3;
 }
 
+static int run_forkspin(void)
+{
+	pid_t child = fork();
+
+	if (child < 0)
+		return 2;
+	if (child == 0) {
+		for (;;) {
+			outer(1); /* MARK:forkspin-child-call */
+			usleep(10000);
+		}
+	}
+	tick(1); /* MARK:forkspin-parent-tick */
+	return waitpid(child, NULL, 0) == child ? 0 : 3;
+}
+
 static int run_vfork(int wait_usr1)
 {
 	sigset_t usr1;
@@ -230,6 +248,8 @@ int main(int argc, char **argv)
 		return run_fork(argv[0]);
 	if (!strcmp(mode, "forktick"))
 		return run_forktick();
+	if (!strcmp(mode, "forkspin"))
+		return run_forkspin();
 	if (!strcmp(mode, "vfork"))
 		return run_vfork(argc > 2 && !strcmp(argv[2], "wait"));
 	if (!strcmp(mode, "signal"))
