@@ -445,6 +445,26 @@ froggy_session_describe (FroggySession *self,
 
 /* Processes and threads {{{ */
 
+/* A table of breakpoint addresses: guint64 address -> breakpoint id. */
+static GHashTable *
+address_table_new (void)
+{
+  return g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+}
+
+/* Add the addresses of @from, with their breakpoint ids, to @to. */
+static void
+address_table_add_all (GHashTable *to,
+                       GHashTable *from)
+{
+  GHashTableIter iter;
+  gpointer key, value;
+
+  g_hash_table_iter_init (&iter, from);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    g_hash_table_insert (to, g_memdup2 (key, sizeof (guint64)), value);
+}
+
 static Process *
 process_lookup (FroggySession *self,
                 pid_t          pid)
@@ -457,8 +477,8 @@ process_lookup (FroggySession *self,
       process->pid = pid;
       process->symbolizer = froggy_symbolizer_new (pid);
       process->sites = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, g_free);
-      process->armed = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-      process->pending = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+      process->armed = address_table_new ();
+      process->pending = address_table_new ();
       process->memory_of = pid;
       process->followed = TRUE;
       g_hash_table_insert (self->processes, GINT_TO_POINTER (pid), process);
@@ -1176,7 +1196,7 @@ process_arm_pending (FroggySession *self,
       return;
     }
   pending = g_steal_pointer (&process->pending);
-  process->pending = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  process->pending = address_table_new ();
   g_hash_table_iter_init (&iter, pending);
   while (g_hash_table_iter_next (&iter, &key, &value))
     process_arm_at (self, process, *(guint64 *) key, GPOINTER_TO_UINT (value));
@@ -3412,14 +3432,9 @@ process_inherit_armed (FroggySession *self,
                        Process       *parent_process,
                        Process       *child_process)
 {
-  GHashTableIter iter;
-  gpointer key, value;
-
   if (parent_process->pid != self->pid)
     {
-      g_hash_table_iter_init (&iter, parent_process->armed);
-      while (g_hash_table_iter_next (&iter, &key, &value))
-        g_hash_table_insert (child_process->armed, g_memdup2 (key, sizeof (guint64)), value);
+      address_table_add_all (child_process->armed, parent_process->armed);
       return;
     }
 
@@ -3458,7 +3473,6 @@ process_inherit (FroggySession *self,
 {
   Process *process = process_lookup (self, child->pid);
   GHashTableIter iter;
-  gpointer key, value;
   Site *site;
 
   if (shares_memory)
@@ -3475,21 +3489,19 @@ process_inherit (FroggySession *self,
       g_hash_table_insert (process->sites, &copy->address, copy);
     }
   if (!shares_memory)
-    {
-      process_inherit_armed (self, parent_process, process);
-      /* Those its parent was yet to get are the child's to get too. */
-      g_hash_table_iter_init (&iter, parent_process->pending);
-      while (g_hash_table_iter_next (&iter, &key, &value))
-        g_hash_table_insert (process->pending, g_memdup2 (key, sizeof (guint64)), value);
-    }
+    process_inherit_armed (self, parent_process, process);
   if (!self->follow_fork)
     {
       process->followed = FALSE;
-      g_hash_table_remove_all (process->pending);
       thread_control (self, child, UTRACE_CTL_INTERRUPT, -1, NULL);
+      return;
     }
-  else
-    process_interrupt_to_arm (self, process);
+  /* Those its parent was yet to get are the child's to get too. */
+  if (!shares_memory)
+    {
+      address_table_add_all (process->pending, parent_process->pending);
+      process_interrupt_to_arm (self, process);
+    }
 }
 
 static void
