@@ -175,6 +175,165 @@ TEST(overflow_is_counted_exactly)
 	free(r);
 }
 
+/* The number after @key in the session's fdinfo, or -1. */
+static long session_fdinfo(int fd, const char *key)
+{
+	char path[64], info[4096], *p;
+	ssize_t n;
+	int info_fd;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	info_fd = open(path, O_RDONLY);
+	if (info_fd < 0)
+		return -1;
+	n = read(info_fd, info, sizeof(info) - 1);
+	close(info_fd);
+	if (n <= 0)
+		return -1;
+	info[n] = '\0';
+	p = strstr(info, key);
+	return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+#define QUEUE_MAX 4096
+
+/*
+ * Wait until a lossless flood_fn() tracee has filled the queue, and give
+ * it time to go past the limit if it did not wait for room.
+ */
+static bool lossless_queue_fills(int fd)
+{
+	int i;
+
+	for (i = 0; i < WAIT_MS / 10; i++) {
+		if (session_fdinfo(fd, "utrace-queued:") == QUEUE_MAX)
+			break;
+		usleep(10000);
+	}
+	usleep(200000);
+	return session_fdinfo(fd, "utrace-queued:") == QUEUE_MAX;
+}
+
+/*
+ * Read the session to its end: the records read, and -1 for a LOST record
+ * or a gap in the numbering.
+ */
+static long read_all_lossless(int fd, __u16 *last_type)
+{
+	struct utrace_reader *r = malloc(sizeof(*r));
+	struct utrace_event_header *ev;
+	long received = 0;
+	__u64 seq = 0;
+
+	utrace_reader_init(r, fd);
+	while ((ev = utrace_next(r, WAIT_MS))) {
+		if (ev->type == UTRACE_EV_LOST || ev->seq != ++seq)
+			received = -1;
+		else if (received >= 0)
+			received++;
+		*last_type = ev->type;
+	}
+	if (errno)
+		received = -1;
+	free(r);
+	return received;
+}
+
+TEST(lossless_stream_waits_for_the_reader)
+{
+	__u64 events = SYSCALL_STREAM_EVENTS;
+	struct tracee t = start_tracee(flood_fn);
+	__u16 last_type = 0;
+	int fd = utrace_open(), status;
+
+	ASSERT_GE(fd, 0);
+	wait_blocked(&t);
+	ASSERT_EQ(0, utrace_attach(fd, t.pid, UTRACE_ATTACH_LOSSLESS, events,
+				   events, NULL));
+	go(&t);
+	/* Nobody reads: the tracee waits with the queue full, and drops none. */
+	ASSERT_TRUE(lossless_queue_fills(fd));
+	EXPECT_EQ(0, session_fdinfo(fd, "utrace-lost:"));
+	EXPECT_EQ(0, waitpid(t.pid, &status, WNOHANG));
+
+	/* As overflow_is_counted_exactly, with every record read. */
+	EXPECT_EQ(1 + 2 * FLOOD_CALLS + 1 + 1, read_all_lossless(fd, &last_type));
+	EXPECT_EQ(UTRACE_EV_DEATH, last_type);
+	EXPECT_EQ(0, reap(&t));
+	close(fd);
+}
+
+TEST(lossless_wait_gives_way_to_requests)
+{
+	__u64 events = SYSCALL_STREAM_EVENTS;
+	struct tracee t = start_tracee(flood_fn);
+	struct utrace_detach detach = { .size = sizeof(detach) };
+	__u16 last_type = 0;
+	int fd = utrace_open(), status;
+	long queued;
+
+	ASSERT_GE(fd, 0);
+	wait_blocked(&t);
+	ASSERT_EQ(0, utrace_attach(fd, t.pid, UTRACE_ATTACH_LOSSLESS, events,
+				   events, &detach.id));
+	go(&t);
+	ASSERT_TRUE(lossless_queue_fills(fd));
+
+	/*
+	 * A resume of a running thread waits until it leaves the callback
+	 * it is in, but not for one waiting for room: that one waits for a
+	 * read only this thread would make.  It still waits, having queued
+	 * nothing more.
+	 */
+	EXPECT_EQ(0, utrace_ctl(fd, detach.id, 0, UTRACE_CTL_RESUME, 0));
+	EXPECT_EQ(-EBUSY, utrace_ctl(fd, detach.id, 0, UTRACE_CTL_SINGLESTEP, 0));
+	queued = session_fdinfo(fd, "utrace-queued:");
+	EXPECT_EQ(QUEUE_MAX, queued);
+	EXPECT_EQ(0, waitpid(t.pid, &status, WNOHANG));
+
+	/* Detached, it runs to its end; what was queued is all there. */
+	EXPECT_EQ(0, utrace_ioctl(fd, UTRACE_IOC_DETACH, &detach));
+	EXPECT_EQ(0, reap(&t));
+	EXPECT_LE(queued, read_all_lossless(fd, &last_type));
+	EXPECT_NE(UTRACE_EV_DEATH, last_type);
+	close(fd);
+}
+
+TEST(lossless_waiter_is_killable_and_freed_by_close)
+{
+	__u64 events = SYSCALL_STREAM_EVENTS;
+	struct tracee t = start_tracee(flood_fn);
+	struct tracee u = start_tracee(flood_fn);
+	__u16 last_type = 0;
+	int fd = utrace_open(), fd2 = utrace_open(), status;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_GE(fd2, 0);
+	wait_blocked(&t);
+	wait_blocked(&u);
+	ASSERT_EQ(0, utrace_attach(fd, t.pid, UTRACE_ATTACH_LOSSLESS, events,
+				   events, NULL));
+	ASSERT_EQ(0, utrace_attach(fd2, u.pid, UTRACE_ATTACH_LOSSLESS, events,
+				   events, NULL));
+	go(&t);
+	go(&u);
+	ASSERT_TRUE(lossless_queue_fills(fd));
+	ASSERT_TRUE(lossless_queue_fills(fd2));
+
+	/* SIGKILL ends the wait; the death is told after the full queue. */
+	EXPECT_EQ(0, kill(t.pid, SIGKILL));
+	ASSERT_EQ(t.pid, waitpid(t.pid, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	EXPECT_LT(QUEUE_MAX, read_all_lossless(fd, &last_type));
+	EXPECT_EQ(UTRACE_EV_DEATH, last_type);
+	close(fd);
+
+	/* A tracer gone leaves nobody to wait for: the tracee runs on. */
+	close(fd2);
+	EXPECT_EQ(0, reap(&u));
+	close(t.go);
+}
+
 static pid_t outer_pid;
 
 static int pidns_tracer(void)
