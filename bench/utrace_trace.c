@@ -9,12 +9,15 @@
  * separated list), as a debugger's catchpoint on them has it do (the
  * device's system call set).  With --exits, only the exits are reported:
  * one record a call, the exit's, which carries the arguments as well as
- * the result.  Each record is printed on stderr, one line, unless --quiet.  At the end, one
- * "key=value" a line on stdout: the records read, the records the kernel
- * dropped, the seconds from the go to the child's death and the child's
- * exit status, and the reads it took.
+ * the result.  With --lossless, the thread waits for room when the queue is
+ * full rather than have its records dropped, so the stream goes at this
+ * reader's pace.  Each record is printed on stderr, one line, unless
+ * --quiet.  At the end, one "key=value" a line on stdout: the records
+ * read, the records the kernel dropped, the seconds from the go to the
+ * child's death and the child's exit status, and the reads it took.
  *
- * usage: utrace_trace [--stop] [--exits] [--quiet] [--only LIST] -- PROGRAM [ARG...]
+ * usage: utrace_trace [--stop] [--exits] [--lossless] [--quiet] [--only LIST]
+ *                     -- PROGRAM [ARG...]
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -41,7 +44,8 @@ struct trace {
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: utrace_trace [--stop] [--exits] [--quiet] [--only LIST] -- PROGRAM [ARG...]\n");
+		"usage: utrace_trace [--stop] [--exits] [--lossless] [--quiet] [--only LIST]\n"
+		"                    -- PROGRAM [ARG...]\n");
 	exit(2);
 }
 
@@ -208,6 +212,8 @@ int main(int argc, char **argv)
 			at.nonstop &= ~SYSCALL_EVENTS;
 		else if (!strcmp(argv[i], "--exits"))
 			at.events &= ~UTRACE_EVMASK(UTRACE_EV_SYSCALL_ENTRY);
+		else if (!strcmp(argv[i], "--lossless"))
+			at.flags |= UTRACE_ATTACH_LOSSLESS;
 		else if (!strcmp(argv[i], "--quiet"))
 			t.quiet = 1;
 		else if (!strcmp(argv[i], "--only") && i + 1 < argc &&
@@ -225,7 +231,9 @@ int main(int argc, char **argv)
 
 	t.fd = utrace_session(O_NONBLOCK, UTRACE_FEATURE_NONSTOP |
 			     (at.events & UTRACE_EVMASK(UTRACE_EV_SYSCALL_ENTRY) ?
-			      0 : UTRACE_FEATURE_EXIT_ARGS));
+			      0 : UTRACE_FEATURE_EXIT_ARGS) |
+			     (at.flags & UTRACE_ATTACH_LOSSLESS ?
+			      UTRACE_FEATURE_LOSSLESS : 0));
 	if (t.fd < 0)
 		return 1;
 	t.pid = spawn(argv + i + 1, &go);
