@@ -951,6 +951,97 @@ TEST(exits_alone_follow_the_set)
 	free(r);
 }
 
+/* getppid() the i386 way, as a 64-bit program may: int $0x80, eax 64. */
+#define I386_NR_GETPPID 64
+
+static long int80_getppid(void)
+{
+	long ret = I386_NR_GETPPID;
+
+	asm volatile("int $0x80" : "+a" (ret) : : "r8", "r9", "r10", "r11",
+		     "memory");
+	return ret;
+}
+
+static int abi_fn(void)
+{
+	long native = syscall(SYS_getppid);
+
+	return int80_getppid() == native && int80_getppid() == getppid() ?
+	       0 : 1;
+}
+
+static int set_syscalls_abi(int fd, __u64 id, const __u64 *set, __u32 nbits,
+			    __u32 arch)
+{
+	struct utrace_syscalls req = {
+		.size = sizeof(req), .id = id,
+		.set = (__u64)(unsigned long)set, .nbits = nbits, .arch = arch,
+	};
+
+	return utrace_ioctl(fd, UTRACE_IOC_SET_SYSCALLS, &req);
+}
+
+/*
+ * A set of x86_64 numbers, with getppid (110): an int $0x80 getppid, 64 in
+ * the i386 table, is of another ABI, so reported whatever its number, with
+ * its record's arch saying so.  With the set's arch zero, 64 is judged by
+ * the set, which does not have it.
+ */
+TEST(a_set_judges_only_the_calls_of_its_abi)
+{
+	__u64 death = UTRACE_EVMASK(UTRACE_EV_DEATH);
+	__u64 set[2] = { 0, 1ULL << (SYS_getppid - 64) };
+	__u32 archs[] = { AUDIT_ARCH_X86_64, 0 };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(archs); i++) {
+		struct utrace_reader *r = malloc(sizeof(*r));
+		struct tracee t = start_tracee(abi_fn);
+		struct utrace_event_header *ev;
+		struct utrace_event_syscall *sc;
+		int native = 0, i386 = 0, judged = 0;
+		int fd = utrace_open();
+		__u64 id;
+
+		ASSERT_GE(fd, 0);
+		utrace_reader_init(r, fd);
+		ASSERT_EQ(0, utrace_attach(fd, t.pid, 0, death, death, &id));
+		/* An ABI is an ELF machine and flags, and needs a set. */
+		EXPECT_EQ(-EINVAL, set_syscalls_abi(fd, id, set, 128,
+						    0x12345678));
+		EXPECT_EQ(-EINVAL, set_syscalls_abi(fd, id, NULL, 0,
+						    AUDIT_ARCH_X86_64));
+		ASSERT_EQ(0, set_syscalls_abi(fd, id, set, 128, archs[i]));
+		ASSERT_EQ(0, utrace_events(fd, id, SYSCALL_STREAM_EVENTS,
+					   SYSCALL_STREAM_EVENTS));
+		go(&t);
+		while ((ev = utrace_next(r, WAIT_MS)) &&
+		       ev->type != UTRACE_EV_DEATH) {
+			if (ev->type != UTRACE_EV_SYSCALL_ENTRY &&
+			    ev->type != UTRACE_EV_SYSCALL_EXIT)
+				continue;
+			sc = utrace_body(ev);
+			if (sc->arch == AUDIT_ARCH_I386 &&
+			    sc->nr == I386_NR_GETPPID)
+				i386++;
+			else if (sc->arch == AUDIT_ARCH_X86_64 &&
+				 sc->nr == SYS_getppid)
+				native++;
+			else if (sc->nr >= 0 && sc->nr < 128)
+				judged++;	/* out of the set: a wrong one */
+		}
+		ASSERT_NE(NULL, ev);
+		/* An entry and an exit a call, two calls of each kind. */
+		EXPECT_EQ(4, native);
+		EXPECT_EQ(archs[i] ? 4 : 0, i386);
+		EXPECT_EQ(0, judged);
+		EXPECT_EQ(0, reap(&t));
+		close(fd);
+		free(r);
+	}
+}
+
 static int in_flight_pipe[2];
 
 static int blocking_read_fn(void)
