@@ -25,6 +25,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <linux/audit.h>
+
 #include "froggy-device.h"
 #include "froggy-error.h"
 
@@ -375,7 +377,10 @@ froggy_device_set_events (FroggyDevice  *self,
  * calls nothing.  The kernel gives new threads their parent's set.  On a
  * kernel without UTRACE_FEATURE_SYSCALL_SET, every call is still
  * reported, which costs time, not correctness: the records are matched
- * against the catchpoints anyway.
+ * against the catchpoints anyway.  The numbers are x86_64 ones: on a
+ * kernel with UTRACE_FEATURE_SYSCALL_ARCH, a call of another ABI (a
+ * 64-bit thread's int $0x80) is reported whatever its number, for the
+ * daemon to judge by its name; before it, by its i386 number.
  */
 gboolean
 froggy_device_set_syscalls (FroggyDevice   *self,
@@ -388,6 +393,8 @@ froggy_device_set_syscalls (FroggyDevice   *self,
     .flags = UTRACE_ALL_THREADS,
     .set = nbits ? (guint64) (guintptr) set : 0,
     .nbits = nbits,
+    .arch = nbits && (self->features & UTRACE_FEATURE_SYSCALL_ARCH) ?
+            AUDIT_ARCH_X86_64 : 0,
   };
 
   g_return_val_if_fail (FROGGY_IS_DEVICE (self), FALSE);

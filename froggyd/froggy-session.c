@@ -45,6 +45,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <linux/audit.h>
+
 #include "froggy-breakpoint.h"
 #include "froggy-device.h"
 #include "froggy-error.h"
@@ -3643,8 +3645,12 @@ on_syscall (FroggySession                    *self,
   const struct utrace_event_syscall *body = (gconstpointer) (record + 1);
   gboolean at_exit = record->type == UTRACE_EV_SYSCALL_EXIT;
   const char *kind = at_exit ? "syscall-exit" : "syscall-entry";
-  const char *name = froggy_syscall_name (body->nr);
-  Catchpoint *catchpoint = catch_matching (self, "syscall", body->nr, at_exit);
+  const char *name = froggy_syscall_name (body->arch, body->nr);
+  const char *abi = froggy_syscall_abi (body->arch);
+  /* Catchpoints have x86_64 numbers: another ABI's call goes by name. */
+  int number = body->arch == AUDIT_ARCH_X86_64 ? (int) body->nr :
+               name != NULL ? froggy_syscall_number (name) : -1;
+  Catchpoint *catchpoint = catch_matching (self, "syscall", number, at_exit);
   GVariantBuilder *builder;
 
   if (thread_unseen (self, thread) ||
@@ -3662,6 +3668,7 @@ on_syscall (FroggySession                    *self,
   builder = notification_begin (self, kind, thread);
   g_variant_builder_add (builder, "{sv}", "nr", g_variant_new_int64 (body->nr));
   g_variant_builder_add (builder, "{sv}", "name", g_variant_new_string (name ? name : "?"));
+  g_variant_builder_add (builder, "{sv}", "abi", g_variant_new_string (abi ? abi : "?"));
   if (catchpoint != NULL)
     g_variant_builder_add (builder, "{sv}", "catchpoint", g_variant_new_int64 (catchpoint->id));
   /* An exit carries the arguments too, as its registers have them, on

@@ -113,6 +113,33 @@ def test_a_syscall_subscriber_sees_the_calls_a_catchpoint_skips(client):
     assert not [e for e in client.events if e["reason"] == "syscall-entry"]
 
 
+def test_a_catchpoint_knows_an_int80_call_by_its_name(client):
+    """A 64-bit program may call the kernel the i386 way, int $0x80,
+    with i386 numbers: its getppid is 64 there, semget's x86_64 number.
+    A catchpoint on semget must not stop it, and one on getppid must,
+    with the call's own ABI and number in the notification."""
+    started = launch(client, "int80")
+    session, pid = started["session"], started["pid"]
+    semget = client.call("catch", session=session, kind="syscall",
+                         syscalls=["semget"])["id"]
+    getppid = client.call("catch", session=session, kind="syscall",
+                          syscalls=["getppid"], exit=False)["id"]
+    assert semget != getppid
+    client.call("continue", session=session)
+
+    seen = []
+    for _ in range(2):
+        entry = client.wait_event("syscall-entry", thread=pid)
+        seen.append((entry["abi"], entry["nr"], entry["name"], entry["catchpoint"]))
+        client.call("continue", session=session)
+    assert seen == [("i386", 64, "getppid", getppid),
+                    ("x86_64", 110, "getppid", getppid)]
+    assert wait_exit(client, pid)["code"] == 0
+    assert not [e for e in client.events
+                if e["reason"] in ("syscall-entry", "syscall-exit")
+                and e.get("catchpoint") == semget]
+
+
 def test_catch_fork_and_exec_following_the_child(client):
     started = launch(client, "fork")
     session, pid = started["session"], started["pid"]

@@ -28,6 +28,8 @@
  *   signal    raises SIGUSR1 (handled: counts), calls outer(1), exits
  *             with the number of SIGUSR1 the handler saw
  *   churn     two threads create and join short-lived threads forever
+ *   int80     calls getppid() the i386 way (int $0x80, number 64), then
+ *             the x86_64 way (number 110); exits 0 if both agree
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -205,6 +207,15 @@ static int run_vfork(int wait_usr1)
 	       counters[0] == 1 && counters[1] == 1 ? 0 : 3;
 }
 
+static int run_int80(void)
+{
+	long ret = 64; /* __NR_getppid of the i386 table */
+
+	asm volatile("int $0x80" : "+a" (ret) : : "r8", "r9", "r10", "r11",
+		     "memory");
+	return ret == getppid() ? 0 : 1;
+}
+
 static void on_usr1(int signo)
 {
 	(void)signo;
@@ -256,6 +267,8 @@ int main(int argc, char **argv)
 		return run_signal();
 	if (!strcmp(mode, "churn"))
 		return run_churn();
+	if (!strcmp(mode, "int80"))
+		return run_int80();
 	fprintf(stderr, "debuggee: unknown mode %s\n", mode);
 	return 2;
 }
