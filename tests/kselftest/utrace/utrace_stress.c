@@ -2,9 +2,10 @@
 /*
  * Stress and fault tests for /dev/utrace: a fuzzer of its requests, and
  * tracees that churn threads, exec from a non-leader thread, fork in a
- * storm, race a set-user-ID exec against an attach, and are detached with
- * signals pending.  Each checks its outcome: nothing lost, nothing left
- * stopped, the tracee as if never traced.
+ * storm, race a set-user-ID exec against an attach, are detached with
+ * signals pending, and stream their system calls losslessly to a slow
+ * reader that stops and resumes them.  Each checks its outcome: nothing
+ * lost, nothing left stopped, the tracee as if never traced.
  *
  * UTRACE_STRESS_SCALE (1 unless set: the short run of every check)
  * multiplies the iterations; qemu/check --stress sets 50.
@@ -1344,6 +1345,133 @@ TEST(attach_racing_a_setuid_exec_never_traces_privilege)
 	/* Both sides of the race were run. */
 	EXPECT_LT(0, race->attached);
 	EXPECT_LT(0, race->refused);
+}
+
+/*
+ * A lossless stream of four threads' system calls, read slowly, while the
+ * tracer stops and resumes them all between reads: the threads wait for
+ * room in the full queue, the requests never wait for them, and no record
+ * is lost or numbered out of turn, to the threads' death by SIGKILL.
+ */
+
+#define LOSSLESS_THREADS	4
+#define LOSSLESS_QUEUE_MAX	4096
+
+static void *lossless_worker(void *arg)
+{
+	for (;;)
+		syscall(SYS_getppid);
+	return NULL;
+}
+
+static int lossless_fn(void)
+{
+	pthread_t thread;
+	int i;
+
+	for (i = 1; i < LOSSLESS_THREADS; i++)
+		if (pthread_create(&thread, NULL, lossless_worker, NULL))
+			return 1;
+	lossless_worker(NULL);
+	return 0;
+}
+
+/* The session's queued non-stopping records, from its fdinfo. */
+static long lossless_queued(int fd)
+{
+	char path[64], info[4096], *p;
+	ssize_t n;
+	int info_fd;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	info_fd = open(path, O_RDONLY);
+	if (info_fd < 0)
+		return -1;
+	n = read(info_fd, info, sizeof(info) - 1);
+	close(info_fd);
+	if (n <= 0)
+		return -1;
+	info[n] = '\0';
+	p = strstr(info, "utrace-queued:");
+	return p ? strtol(p + strlen("utrace-queued:"), NULL, 10) : -1;
+}
+
+/* Check the records of @n bytes at @buf; false at a loss or a gap. */
+static bool lossless_check(const char *buf, ssize_t n, __u64 *seq,
+			   unsigned long *deaths)
+{
+	const struct utrace_event_header *ev;
+	ssize_t pos;
+
+	for (pos = 0; pos < n; pos += ev->size) {
+		ev = (const void *)(buf + pos);
+		if (ev->type == UTRACE_EV_LOST || ev->seq != ++*seq)
+			return false;
+		if (ev->type == UTRACE_EV_DEATH)
+			(*deaths)++;
+	}
+	return true;
+}
+
+TEST(lossless_stream_under_stops_and_resumes)
+{
+	__u64 nonstop = UTRACE_EVMASK(UTRACE_EV_SYSCALL_ENTRY) |
+			UTRACE_EVMASK(UTRACE_EV_SYSCALL_EXIT) |
+			UTRACE_EVMASK(UTRACE_EV_DEATH);
+	long long deadline = now_ms() + 1000LL * (2 + stress_scale());
+	static char buf[8192] __attribute__((aligned(8)));
+	struct pollfd pfd = { .events = POLLIN };
+	unsigned long rounds = 0, deaths = 0, full = 0;
+	struct tracee t = start_tracee(lossless_fn);
+	int fd = utrace_open(), ret;
+	__u64 seq = 0;
+	ssize_t n;
+
+	ASSERT_GE(fd, 0);
+	pfd.fd = fd;
+	wait_blocked(&t);
+	ASSERT_EQ(0, utrace_attach(fd, t.pid, UTRACE_ATTACH_CLONES |
+				   UTRACE_ATTACH_LOSSLESS, nonstop, nonstop,
+				   NULL));
+	go(&t);
+
+	while (now_ms() < deadline) {
+		/* A slow reader: a few dozen records every few ms. */
+		if (poll(&pfd, 1, 5) == 1) {
+			n = read(fd, buf, sizeof(buf));
+			ASSERT_GT(n, 0);
+			ASSERT_TRUE(lossless_check(buf, n, &seq, &deaths))
+				TH_LOG("record %llu", (unsigned long long)seq);
+		}
+		if (lossless_queued(fd) >= LOSSLESS_QUEUE_MAX)
+			full++;
+		switch (rounds++ % 4) {
+		case 0:
+			ret = utrace_ctl(fd, 0, UTRACE_ALL_THREADS,
+					 UTRACE_CTL_INTERRUPT, 0);
+			ASSERT_EQ(0, ret);
+			break;
+		case 2:
+			ret = utrace_ctl(fd, 0, UTRACE_ALL_THREADS,
+					 UTRACE_CTL_RESUME, 0);
+			ASSERT_EQ(0, ret);
+			break;
+		}
+	}
+	/* The threads filled the queue and waited there, again and again. */
+	EXPECT_LT(0, full);
+
+	ASSERT_EQ(0, utrace_ctl(fd, 0, UTRACE_ALL_THREADS, UTRACE_CTL_RESUME, 0));
+	ASSERT_EQ(0, kill(t.pid, SIGKILL));
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		ASSERT_TRUE(lossless_check(buf, n, &seq, &deaths))
+			TH_LOG("record %llu", (unsigned long long)seq);
+	EXPECT_EQ(0, n);
+	EXPECT_EQ(LOSSLESS_THREADS, deaths);
+	EXPECT_EQ(-1, reap(&t));
+	printf("# %lu rounds, %llu records, the queue full at %lu of them\n",
+	       rounds, (unsigned long long)seq, full);
+	close(fd);
 }
 
 TEST_HARNESS_MAIN
