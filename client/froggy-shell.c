@@ -682,8 +682,13 @@ say_event (FroggyShell *self,
   else if (g_str_equal (reason, "syscall-entry") || g_str_equal (reason, "syscall-exit"))
     {
       const char *name = member_string (event, "name");
+      const char *abi = member_string (event, "abi");
       gboolean entry = g_str_equal (reason, "syscall-entry");
-      g_autofree char *what = g_strdup_printf ("%s syscall %s", entry ? "call to" : "returned from", name);
+      /* A 64-bit program's int $0x80 call: which table its name is from. */
+      g_autofree char *foreign = abi != NULL && !g_str_equal (abi, "x86_64") ?
+                                 g_strdup_printf (" (%s)", abi) : NULL;
+      g_autofree char *what = g_strdup_printf ("%s syscall %s%s", entry ? "call to" : "returned from",
+                                               name, foreign ? foreign : "");
 
       if (stopped)
         say_catch (self, event, "syscall", name, what);

@@ -224,6 +224,19 @@ def test_catch_a_syscall(shell):
     assert "exited normally" in froggy.command("continue")
 
 
+def test_an_int80_call_is_named_from_the_i386_table(shell):
+    froggy = shell("run", DEBUGGEE, "int80")
+    assert froggy.command("catch syscall getppid") == "Catchpoint 1 (syscall getppid)\n"
+    out = froggy.command("continue")
+    assert re.search(r"hit Catchpoint 1 \(call to syscall getppid \(i386\)\), ", out), out
+    out = froggy.command("continue")
+    assert re.search(r"hit Catchpoint 1 \(returned from syscall getppid \(i386\)\), ", out), out
+    out = froggy.command("continue")
+    assert re.search(r"hit Catchpoint 1 \(call to syscall getppid\), ", out), out
+    froggy.command("delete 1")
+    assert "exited normally" in froggy.command("continue")
+
+
 def test_detach_lets_the_program_finish(shell, daemon):
     froggy = shell("run", DEBUGGEE, "basic")
     froggy.command("break leaf")
