@@ -1357,7 +1357,6 @@ TEST(attach_racing_a_setuid_exec_never_traces_privilege)
  */
 
 #define LOSSLESS_THREADS	4
-#define LOSSLESS_QUEUE_MAX	4096
 
 static void *lossless_worker(void *arg)
 {
@@ -1376,26 +1375,6 @@ static int lossless_fn(void)
 			return 1;
 	lossless_worker(NULL);
 	return 0;
-}
-
-/* The session's queued non-stopping records, from its fdinfo. */
-static long lossless_queued(int fd)
-{
-	char path[64], info[4096], *p;
-	ssize_t n;
-	int info_fd;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	info_fd = open(path, O_RDONLY);
-	if (info_fd < 0)
-		return -1;
-	n = read(info_fd, info, sizeof(info) - 1);
-	close(info_fd);
-	if (n <= 0)
-		return -1;
-	info[n] = '\0';
-	p = strstr(info, "utrace-queued:");
-	return p ? strtol(p + strlen("utrace-queued:"), NULL, 10) : -1;
 }
 
 /* Check the records of @n bytes at @buf; false at a loss or a gap. */
@@ -1439,10 +1418,10 @@ TEST(lossless_stream_under_stops_and_resumes)
 		/* Running, they fill the queue and wait there for room. */
 		ret = utrace_ctl(fd, 0, UTRACE_ALL_THREADS, UTRACE_CTL_RESUME, 0);
 		ASSERT_EQ(0, ret);
-		for (i = 0; i < WAIT_MS && lossless_queued(fd) < LOSSLESS_QUEUE_MAX;
-		     i++)
+		for (i = 0; i < WAIT_MS &&
+		     utrace_fdinfo(fd, "utrace-queued:") < UTRACE_QUEUE_MAX; i++)
 			usleep(1000);
-		ASSERT_LE(LOSSLESS_QUEUE_MAX, lossless_queued(fd));
+		ASSERT_LE(UTRACE_QUEUE_MAX, utrace_fdinfo(fd, "utrace-queued:"));
 		/* A stop asked of threads that wait: no request waits for them. */
 		ret = utrace_ctl(fd, 0, UTRACE_ALL_THREADS,
 				 UTRACE_CTL_INTERRUPT, 0);

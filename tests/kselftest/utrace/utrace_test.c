@@ -175,28 +175,6 @@ TEST(overflow_is_counted_exactly)
 	free(r);
 }
 
-/* The number after @key in the session's fdinfo, or -1. */
-static long session_fdinfo(int fd, const char *key)
-{
-	char path[64], info[4096], *p;
-	ssize_t n;
-	int info_fd;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	info_fd = open(path, O_RDONLY);
-	if (info_fd < 0)
-		return -1;
-	n = read(info_fd, info, sizeof(info) - 1);
-	close(info_fd);
-	if (n <= 0)
-		return -1;
-	info[n] = '\0';
-	p = strstr(info, key);
-	return p ? strtol(p + strlen(key), NULL, 10) : -1;
-}
-
-#define QUEUE_MAX 4096
-
 /*
  * Wait until a lossless flood_fn() tracee has filled the queue, and give
  * it time to go past the limit if it did not wait for room.
@@ -206,12 +184,12 @@ static bool lossless_queue_fills(int fd)
 	int i;
 
 	for (i = 0; i < WAIT_MS / 10; i++) {
-		if (session_fdinfo(fd, "utrace-queued:") == QUEUE_MAX)
+		if (utrace_fdinfo(fd, "utrace-queued:") == UTRACE_QUEUE_MAX)
 			break;
 		usleep(10000);
 	}
 	usleep(200000);
-	return session_fdinfo(fd, "utrace-queued:") == QUEUE_MAX;
+	return utrace_fdinfo(fd, "utrace-queued:") == UTRACE_QUEUE_MAX;
 }
 
 /*
@@ -253,7 +231,7 @@ TEST(lossless_stream_waits_for_the_reader)
 	go(&t);
 	/* Nobody reads: the tracee waits with the queue full, and drops none. */
 	ASSERT_TRUE(lossless_queue_fills(fd));
-	EXPECT_EQ(0, session_fdinfo(fd, "utrace-lost:"));
+	EXPECT_EQ(0, utrace_fdinfo(fd, "utrace-lost:"));
 	EXPECT_EQ(0, waitpid(t.pid, &status, WNOHANG));
 
 	/* As overflow_is_counted_exactly, with every record read. */
@@ -287,8 +265,8 @@ TEST(lossless_wait_gives_way_to_requests)
 	 */
 	EXPECT_EQ(0, utrace_ctl(fd, detach.id, 0, UTRACE_CTL_RESUME, 0));
 	EXPECT_EQ(-EBUSY, utrace_ctl(fd, detach.id, 0, UTRACE_CTL_SINGLESTEP, 0));
-	queued = session_fdinfo(fd, "utrace-queued:");
-	EXPECT_EQ(QUEUE_MAX, queued);
+	queued = utrace_fdinfo(fd, "utrace-queued:");
+	EXPECT_EQ(UTRACE_QUEUE_MAX, queued);
 	EXPECT_EQ(0, waitpid(t.pid, &status, WNOHANG));
 
 	/* Detached, it runs to its end; what was queued is all there. */
@@ -324,7 +302,7 @@ TEST(lossless_waiter_is_killable_and_freed_by_close)
 	EXPECT_EQ(0, kill(t.pid, SIGKILL));
 	ASSERT_EQ(t.pid, waitpid(t.pid, &status, 0));
 	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-	EXPECT_LT(QUEUE_MAX, read_all_lossless(fd, &last_type));
+	EXPECT_LT(UTRACE_QUEUE_MAX, read_all_lossless(fd, &last_type));
 	EXPECT_EQ(UTRACE_EV_DEATH, last_type);
 	close(fd);
 

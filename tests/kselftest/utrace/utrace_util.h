@@ -125,6 +125,29 @@ static inline int utrace_mem(int fd, __u64 id, unsigned long cmd,
 	return ret;
 }
 
+/* The non-stopping records the device queues before it drops (or waits). */
+#define UTRACE_QUEUE_MAX 4096
+
+/* The number after @key ("utrace-queued:") in the session's fdinfo, or -1. */
+static inline long utrace_fdinfo(int fd, const char *key)
+{
+	char path[64], info[4096], *p;
+	ssize_t n;
+	int info_fd;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	info_fd = open(path, O_RDONLY);
+	if (info_fd < 0)
+		return -1;
+	n = read(info_fd, info, sizeof(info) - 1);
+	close(info_fd);
+	if (n <= 0)
+		return -1;
+	info[n] = '\0';
+	p = strstr(info, key);
+	return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
 /*
  * A session's records, read in big chunks and handed out one by one.
  */
