@@ -4159,10 +4159,25 @@ froggy_session_abandon (FroggySession *self)
   froggy_session_end (self);
 }
 
+/* Every traced thread is gone, and every record read.  A thread still
+ * known had its death record lost, after the last resync: it gets its
+ * exit without a status, as a resync would have given it. */
 static void
 froggy_session_hangup (FroggySession *self,
                        FroggyDevice  *device)
 {
+  g_autoptr(FroggySession) hold = g_object_ref (self);
+  g_autoptr(GList) tids = g_hash_table_get_keys (self->threads);
+
+  for (GList *l = tids; l != NULL && !self->ended; l = l->next)
+    {
+      Thread *thread = thread_lookup (self, GPOINTER_TO_INT (l->data));
+
+      if (thread == NULL)
+        continue;
+      g_debug ("session %u: thread %d is gone, its death record lost", self->id, thread->tid);
+      thread_died (self, thread, NULL);
+    }
   froggy_session_abandon (self);
 }
 
