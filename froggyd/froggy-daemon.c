@@ -291,7 +291,7 @@ handle_initialize (Request *request)
 {
   static const char * const capabilities[] = {
     "launch", "attach", "breakpoints", "watchpoints", "catch", "step",
-    "backtrace", "symbols", "observers", "nonstop", "auto-continue", NULL
+    "backtrace", "symbols", "observers", "nonstop", "auto-continue", "lossless", NULL
   };
   g_autoptr(GError) error = NULL;
   gint64 version = FROGGY_PROTOCOL_VERSION;
@@ -369,7 +369,7 @@ handle_launch (Request *request)
   g_auto(GStrv) env = NULL;
   g_autoptr(GArray) first = g_array_new (FALSE, FALSE, sizeof (pid_t));
   const char *cwd = NULL, *stdio = NULL;
-  gboolean follow_fork = TRUE;
+  gboolean follow_fork = TRUE, lossless = FALSE;
   FroggySession *session;
   pid_t pid;
 
@@ -377,7 +377,8 @@ handle_launch (Request *request)
       !froggy_params_strv (request->params, "env", FALSE, &env, &error) ||
       !froggy_params_string (request->params, "cwd", FALSE, &cwd, &error) ||
       !froggy_params_string (request->params, "stdio", FALSE, &stdio, &error) ||
-      !froggy_params_bool (request->params, "follow_fork", FALSE, &follow_fork, &error))
+      !froggy_params_bool (request->params, "follow_fork", FALSE, &follow_fork, &error) ||
+      !froggy_params_bool (request->params, "lossless", FALSE, &lossless, &error))
     {
       reply_error (request, error);
       return;
@@ -391,6 +392,7 @@ handle_launch (Request *request)
 
   session = new_session (request->self, request, follow_fork, &error);
   if (session == NULL ||
+      (lossless && !froggy_session_set_lossless (session, &error)) ||
       !froggy_session_launch (session, (const char * const *) argv, (const char * const *) env,
                               cwd, stdio, request->peer, &error))
     {
@@ -412,13 +414,14 @@ static void
 handle_attach (Request *request)
 {
   g_autoptr(GError) error = NULL;
-  gboolean all_threads = TRUE, follow_fork = TRUE;
+  gboolean all_threads = TRUE, follow_fork = TRUE, lossless = FALSE;
   FroggySession *session;
   gint64 pid = 0;
 
   if (!froggy_params_int (request->params, "pid", TRUE, &pid, &error) ||
       !froggy_params_bool (request->params, "all_threads", FALSE, &all_threads, &error) ||
-      !froggy_params_bool (request->params, "follow_fork", FALSE, &follow_fork, &error))
+      !froggy_params_bool (request->params, "follow_fork", FALSE, &follow_fork, &error) ||
+      !froggy_params_bool (request->params, "lossless", FALSE, &lossless, &error))
     {
       reply_error (request, error);
       return;
@@ -438,7 +441,9 @@ handle_attach (Request *request)
   session = new_session (request->self, request, follow_fork, &error);
   /* Checked again once attached: the pid checked before may have been
    * reused by then, and the attached process can no longer change. */
-  if (session == NULL || !froggy_session_attach (session, pid, all_threads, &error) ||
+  if (session == NULL ||
+      (lossless && !froggy_session_set_lossless (session, &error)) ||
+      !froggy_session_attach (session, pid, all_threads, &error) ||
       !peer_may_trace (request->peer, pid, &error))
     {
       if (session != NULL)
@@ -1043,8 +1048,9 @@ static const Method methods[] = {
   { "initialize", handle_initialize, NEEDS_NOTHING, PARAMS ("protocol", "client") },
   { "shutdown", handle_shutdown, NEEDS_NOTHING, PARAMS (NULL) },
   { "launch", handle_launch, NEEDS_NOTHING,
-    PARAMS ("argv", "env", "cwd", "stdio", "follow_fork") },
-  { "attach", handle_attach, NEEDS_NOTHING, PARAMS ("pid", "all_threads", "follow_fork") },
+    PARAMS ("argv", "env", "cwd", "stdio", "follow_fork", "lossless") },
+  { "attach", handle_attach, NEEDS_NOTHING,
+    PARAMS ("pid", "all_threads", "follow_fork", "lossless") },
   { "detach", handle_detach, NEEDS_CONTROL, PARAMS ("session") },
   { "kill", handle_kill, NEEDS_CONTROL, PARAMS ("session") },
   { "session.list", handle_session_list, NEEDS_NOTHING, PARAMS (NULL) },

@@ -7,6 +7,10 @@
  * ::hangup says every traced thread is gone.  Closing the file detaches
  * whatever is still attached, and lets every stopped thread run.
  *
+ * Reading can be paused (froggy_device_pause_reading()): the records
+ * then wait in the kernel's queue, and a lossless session's threads wait
+ * for room in it, until froggy_device_resume_reading().
+ *
  * The file's fdinfo lists the threads attached, with the number of the
  * last record queued: what a session that lost records resyncs from
  * (froggy_device_list_threads(), froggy_device_dispatch_through()).
@@ -37,7 +41,9 @@ struct _FroggyDevice
 {
   GObject  parent_instance;
   int      fd;
-  guint    watch;
+  guint    watch;     /* the main loop's, while reading */
+  guint    hung_up : 1;
+  guint    paused : 1;
   guint8  *buf;
   guint64  last_seq;  /* of the last record handed out */
   guint64  features;  /* UTRACE_FEATURE_* bits of the kernel */
@@ -123,6 +129,7 @@ froggy_device_read_records (FroggyDevice *self)
           if (n < 0)
             g_warning ("reading events: %s", g_strerror (errno));
           g_clear_handle_id (&self->watch, g_source_remove);
+          self->hung_up = TRUE;
           g_signal_emit (self, signals[HANGUP], 0);
           return FALSE;
         }
@@ -165,6 +172,44 @@ froggy_device_readable (int          fd,
   return self->watch != 0 ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
 }
 
+static void
+froggy_device_watch (FroggyDevice *self)
+{
+  self->watch = g_unix_fd_add (self->fd, G_IO_IN | G_IO_HUP | G_IO_ERR,
+                               froggy_device_readable, self);
+}
+
+/* Stop reading records from the main loop, as back-pressure: they wait
+ * in the kernel.  froggy_device_dispatch_through() still reads. */
+void
+froggy_device_pause_reading (FroggyDevice *self)
+{
+  g_return_if_fail (FROGGY_IS_DEVICE (self));
+
+  self->paused = TRUE;
+  g_clear_handle_id (&self->watch, g_source_remove);
+}
+
+void
+froggy_device_resume_reading (FroggyDevice *self)
+{
+  g_return_if_fail (FROGGY_IS_DEVICE (self));
+
+  if (!self->paused)
+    return;
+  self->paused = FALSE;
+  if (self->fd >= 0 && !self->hung_up && self->watch == 0)
+    froggy_device_watch (self);
+}
+
+gboolean
+froggy_device_is_paused (FroggyDevice *self)
+{
+  g_return_val_if_fail (FROGGY_IS_DEVICE (self), FALSE);
+
+  return self->paused;
+}
+
 void
 froggy_device_dispatch_through (FroggyDevice *self,
                                 guint64       seq)
@@ -174,7 +219,7 @@ froggy_device_dispatch_through (FroggyDevice *self,
   g_return_if_fail (FROGGY_IS_DEVICE (self));
 
   hold = g_object_ref (self);
-  while (self->fd >= 0 && self->watch != 0 && self->last_seq < seq)
+  while (self->fd >= 0 && !self->hung_up && self->last_seq < seq)
     if (!froggy_device_read_records (self))
       break;
 }
@@ -248,8 +293,7 @@ froggy_device_open (GError **error)
     }
   self->features = api.features;
 
-  self->watch = g_unix_fd_add (self->fd, G_IO_IN | G_IO_HUP | G_IO_ERR,
-                               froggy_device_readable, self);
+  froggy_device_watch (self);
   return g_steal_pointer (&self);
 }
 

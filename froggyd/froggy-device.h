@@ -26,6 +26,9 @@ int           froggy_device_get_fd       (FroggyDevice                   *self);
 gboolean      froggy_device_has_feature  (FroggyDevice                   *self,
                                           guint64                         feature);
 void          froggy_device_close        (FroggyDevice                   *self);
+void          froggy_device_pause_reading  (FroggyDevice                 *self);
+void          froggy_device_resume_reading (FroggyDevice                 *self);
+gboolean      froggy_device_is_paused    (FroggyDevice                   *self);
 gboolean      froggy_device_attach       (FroggyDevice                   *self,
                                           pid_t                           tid,
                                           guint32                         flags,

@@ -17,6 +17,11 @@
  * needs an answer (a stop, a reply) and what ends a process or a session
  * is never dropped.
  *
+ * A lossless session drops nothing (froggy_peer_notify_lossless()): it
+ * stops reading its tracee's records while one of its clients lags
+ * (froggy_peer_lags()) and reads on at ::caught-up, so that the tracee
+ * goes at the pace of its slowest client, as under strace.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #define G_LOG_DOMAIN "froggyd"
@@ -42,6 +47,13 @@ struct _FroggyPeer
   guint          closed : 1;
 };
 
+enum {
+  CAUGHT_UP,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
 G_DEFINE_FINAL_TYPE (FroggyPeer, froggy_peer, G_TYPE_OBJECT)
 
 static void
@@ -59,6 +71,16 @@ static void
 froggy_peer_class_init (FroggyPeerClass *klass)
 {
   G_OBJECT_CLASS (klass)->finalize = froggy_peer_finalize;
+
+  /**
+   * FroggyPeer::caught-up:
+   *
+   * The client has read enough of what was queued for it to be well
+   * under the mark where it lags again (or its connection is gone).
+   */
+  signals[CAUGHT_UP] = g_signal_new ("caught-up", G_TYPE_FROM_CLASS (klass),
+                                     G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                     G_TYPE_NONE, 0);
 }
 
 static void
@@ -191,6 +213,8 @@ froggy_peer_written (FroggyPeer *self,
     g_debug ("client %d: %s", self->pid, error->message);
   if (self->queued < FROGGY_PEER_RESUME_QUEUED)
     froggy_peer_report_dropped (self);
+  if (self->queued == FROGGY_PEER_RESUME_QUEUED - 1)
+    g_signal_emit (self, signals[CAUGHT_UP], 0);
 }
 
 static void
@@ -265,6 +289,20 @@ froggy_peer_dropping (FroggyPeer *self)
   if (g_hash_table_size (self->dropped) > 0)
     return self->queued >= FROGGY_PEER_RESUME_QUEUED;
   return self->queued >= FROGGY_PEER_DROP_QUEUED;
+}
+
+/**
+ * froggy_peer_lags:
+ *
+ * Whether the client is so far behind that a lossless session must stop
+ * reading events for it; ::caught-up tells when it no longer is.
+ */
+gboolean
+froggy_peer_lags (FroggyPeer *self)
+{
+  g_return_val_if_fail (FROGGY_IS_PEER (self), FALSE);
+
+  return !self->closed && self->queued >= FROGGY_PEER_DROP_QUEUED;
 }
 
 static gboolean
@@ -348,5 +386,27 @@ froggy_peer_notify (FroggyPeer *self,
   froggy_peer_report_dropped (self);
   if (!froggy_peer_may_queue (self))
     return;
+  froggy_peer_send_notification (self, sunk);
+}
+
+/**
+ * froggy_peer_notify_lossless:
+ *
+ * Like froggy_peer_notify(), but never dropped, however far the client
+ * lags: for a lossless session, which stops reading its tracee's events
+ * while any of its clients lags, and so bounds what it queues.
+ */
+void
+froggy_peer_notify_lossless (FroggyPeer *self,
+                             GVariant   *params)
+{
+  g_autoptr(GVariant) sunk = g_variant_ref_sink (params);
+
+  g_return_if_fail (FROGGY_IS_PEER (self));
+
+  froggy_peer_report_dropped (self);
+  if (self->closed)
+    return;
+  self->queued++;
   froggy_peer_send_notification (self, sunk);
 }

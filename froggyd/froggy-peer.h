@@ -35,5 +35,8 @@ void           froggy_peer_reply_error     (FroggyPeer    *self,
 /* A "event" notification; @params may be floating. */
 void           froggy_peer_notify          (FroggyPeer    *self,
                                             GVariant      *params);
+void           froggy_peer_notify_lossless (FroggyPeer    *self,
+                                            GVariant      *params);
+gboolean       froggy_peer_lags            (FroggyPeer    *self);
 
 G_END_DECLS

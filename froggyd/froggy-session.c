@@ -168,6 +168,7 @@ struct _FroggySession
   FroggyDevice *device;
   pid_t         pid;
   gboolean      follow_fork;
+  gboolean      lossless;     /* UTRACE_ATTACH_LOSSLESS, and no client drops */
   gboolean      launched;
   gboolean      detaching;
   gboolean      ended;
@@ -367,6 +368,61 @@ froggy_session_get_pid (FroggySession *self)
   return self->pid;
 }
 
+/**
+ * froggy_session_set_lossless:
+ *
+ * Before the launch or attach: make every event the session streams
+ * reach every client.  The kernel then makes a thread wait rather than
+ * drop its system call record when the session's queue is full, and the
+ * session stops reading that queue while one of its clients lags.
+ */
+gboolean
+froggy_session_set_lossless (FroggySession  *self,
+                             GError        **error)
+{
+  g_return_val_if_fail (FROGGY_IS_SESSION (self), FALSE);
+  g_return_val_if_fail (self->pid == 0, FALSE);
+
+  if (!froggy_device_has_feature (self->device, UTRACE_FEATURE_LOSSLESS))
+    {
+      g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_KERNEL,
+                   "this kernel has no lossless event streams (UTRACE_FEATURE_LOSSLESS)");
+      return FALSE;
+    }
+  self->lossless = TRUE;
+  return TRUE;
+}
+
+static gboolean
+any_peer_lags (FroggySession *self)
+{
+  for (guint i = 0; i < self->peers->len; i++)
+    if (froggy_peer_lags (g_ptr_array_index (self->peers, i)))
+      return TRUE;
+  return FALSE;
+}
+
+/* A lossless session reads its events at the pace of its slowest client. */
+static void
+lossless_pace (FroggySession *self)
+{
+  gboolean lags;
+
+  if (!self->lossless || self->ended)
+    return;
+  lags = any_peer_lags (self);
+  if (lags && !froggy_device_is_paused (self->device))
+    {
+      g_debug ("session %u: a client lags: the tracee waits for it", self->id);
+      froggy_device_pause_reading (self->device);
+    }
+  else if (!lags && froggy_device_is_paused (self->device))
+    {
+      g_debug ("session %u: its clients caught up", self->id);
+      froggy_device_resume_reading (self->device);
+    }
+}
+
 /* Why a launched program never reached its exec, or NULL. */
 const GError *
 froggy_session_get_launch_error (FroggySession *self)
@@ -386,6 +442,8 @@ froggy_session_add_peer (FroggySession *self,
   if (froggy_session_has_peer (self, peer))
     return;
   g_ptr_array_add (self->peers, g_object_ref (peer));
+  g_signal_connect_object (peer, "caught-up", G_CALLBACK (lossless_pace), self,
+                           G_CONNECT_SWAPPED);
   if (self->controller == NULL)
     self->controller = peer;
 }
@@ -406,7 +464,9 @@ froggy_session_remove_peer (FroggySession *self,
 
   if (self->controller == peer)
     self->controller = NULL;
+  g_signal_handlers_disconnect_by_func (peer, lossless_pace, self);
   g_ptr_array_remove (self->peers, peer);
+  lossless_pace (self);
   /* The first observer left takes over. */
   if (self->controller == NULL && self->peers->len > 0)
     self->controller = g_ptr_array_index (self->peers, 0);
@@ -624,7 +684,15 @@ broadcast (FroggySession *self,
   g_autoptr(GVariant) sunk = g_variant_ref_sink (params);
 
   for (guint i = 0; i < self->peers->len; i++)
-    froggy_peer_notify (g_ptr_array_index (self->peers, i), sunk);
+    {
+      FroggyPeer *peer = g_ptr_array_index (self->peers, i);
+
+      if (self->lossless)
+        froggy_peer_notify_lossless (peer, sunk);
+      else
+        froggy_peer_notify (peer, sunk);
+    }
+  lossless_pace (self);
 }
 
 static GVariantBuilder *
@@ -1981,7 +2049,8 @@ launch_child_exited (GPid     pid,
 static guint32
 attach_flags (FroggySession *self)
 {
-  return UTRACE_ATTACH_CLONES | UTRACE_ATTACH_CHILDREN;
+  return UTRACE_ATTACH_CLONES | UTRACE_ATTACH_CHILDREN |
+         (self->lossless ? UTRACE_ATTACH_LOSSLESS : 0);
 }
 
 gboolean

@@ -53,6 +53,8 @@ FroggyPeer    *froggy_session_get_controller     (FroggySession      *self);
 void           froggy_session_set_controller     (FroggySession      *self,
                                                   FroggyPeer         *peer);
 
+gboolean       froggy_session_set_lossless       (FroggySession      *self,
+                                                  GError            **error);
 gboolean       froggy_session_launch             (FroggySession      *self,
                                                   const char * const *argv,
                                                   const char * const *env,

@@ -84,6 +84,26 @@ class Daemon:
         return status
 
 
+def utrace_fdinfo(pid):
+    """The counters of pid's open /dev/utrace files, a dict per file."""
+    infos = []
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}") != "/dev/utrace":
+                continue
+            with open(f"/proc/{pid}/fdinfo/{fd}") as fdinfo:
+                lines = fdinfo.read().splitlines()
+        except FileNotFoundError:
+            continue
+        fields = {}
+        for line in lines:
+            key, _, value = line.partition(":")
+            if key.startswith("utrace-") and key != "utrace-thread":
+                fields[key] = int(value)
+        infos.append(fields)
+    return infos
+
+
 def launch(client, *args, **params):
     """Launch the debuggee under froggyd; the result of "launch"."""
     return client.call("launch", argv=[DEBUGGEE, *args], **params)

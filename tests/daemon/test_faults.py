@@ -5,7 +5,7 @@ import os
 import signal
 import subprocess
 
-from daemon_support import BUILD, Daemon, launch, process_state, wait_for
+from daemon_support import BUILD, Daemon, launch, process_state, utrace_fdinfo, wait_for
 
 MANY_THREADS = os.path.join(BUILD, "bench", "many_threads")
 
@@ -88,26 +88,6 @@ def test_a_tracee_killed_while_stopped_is_reaped_by_its_parent(froggyd, spawn):
     entry = client.wait_event("syscall-entry", session=session)
     assert entry["name"] == "clock_nanosleep" and entry["stopped"]
     killed(in_syscall, session)
-
-
-def utrace_fdinfo(pid):
-    """The counters of pid's open /dev/utrace files, a dict per file."""
-    infos = []
-    for fd in os.listdir(f"/proc/{pid}/fd"):
-        try:
-            if os.readlink(f"/proc/{pid}/fd/{fd}") != "/dev/utrace":
-                continue
-            with open(f"/proc/{pid}/fdinfo/{fd}") as fdinfo:
-                lines = fdinfo.read().splitlines()
-        except FileNotFoundError:
-            continue
-        fields = {}
-        for line in lines:
-            key, _, value = line.partition(":")
-            if key.startswith("utrace-") and key != "utrace-thread":
-                fields[key] = int(value)
-        infos.append(fields)
-    return infos
 
 
 def test_a_stop_after_lost_thread_records_stops_the_threads_the_kernel_has(froggyd):

@@ -28,6 +28,8 @@
  *   signal    raises SIGUSR1 (handled: counts), calls outer(1), exits
  *             with the number of SIGUSR1 the handler saw
  *   churn     two threads create and join short-lived threads forever
+ *   getppid   calls getppid() argv[2] times (default 1000), as a system
+ *             call each; exits 0
  *   int80     calls getppid() the i386 way (int $0x80, number 64), then
  *             the x86_64 way (number 110); exits 0 if both agree
  */
@@ -37,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -216,6 +219,13 @@ static int run_int80(void)
 	return ret == getppid() ? 0 : 1;
 }
 
+static int run_getppid(long calls)
+{
+	for (long i = 0; i < calls; i++)
+		syscall(SYS_getppid);
+	return 0;
+}
+
 static void on_usr1(int signo)
 {
 	(void)signo;
@@ -267,6 +277,8 @@ int main(int argc, char **argv)
 		return run_signal();
 	if (!strcmp(mode, "churn"))
 		return run_churn();
+	if (!strcmp(mode, "getppid"))
+		return run_getppid(argc > 2 ? atol(argv[2]) : 1000);
 	if (!strcmp(mode, "int80"))
 		return run_int80();
 	fprintf(stderr, "debuggee: unknown mode %s\n", mode);

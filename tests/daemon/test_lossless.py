@@ -1,0 +1,94 @@
+"""Lossless sessions (launch or attach with "lossless": true): every event
+reaches every client, and the tracee goes at the pace of the slowest.
+
+A client that reads nothing for a while makes a plain session drop the
+notifications of running threads (a "lost" counts them).  A lossless one
+stops reading the kernel's queue instead; the queue fills, and the
+tracee's thread waits in its system call for room."""
+
+import socket
+
+import pytest
+
+from daemon_support import launch, process_state, utrace_fdinfo, wait_for
+from froggy_rpc import RpcError
+
+CALLS = 10000
+KERNEL_QUEUE_MAX = 4096  # UTRACE_DEV_QUEUE_MAX
+
+
+def stream_calls_to_a_client_that_lags(daemon, **params):
+    """debuggee getppid, its system call entries reported, continued by a
+    client that reads nothing yet (and takes little into its socket)."""
+    client = daemon.connect()
+    client.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    started = launch(client, "getppid", str(CALLS), **params)
+    session, pid = started["session"], started["pid"]
+    client.call("events.subscribe", session=session, events={"syscall-entry": "report"})
+    client.start("continue", session=session)
+    return client, session, pid
+
+
+def read_to_the_end(client, session):
+    """Every notification up to the end of the session, in order."""
+    events = []
+    while not events or events[-1]["reason"] != "session-ended":
+        for event in client.take_events(timeout=600):
+            if event["session"] == session:
+                events.append(event)
+    return events
+
+
+def process_exit(events, pid):
+    exits = [event for event in events if event["reason"] == "exit" and event["thread"] == pid]
+    assert len(exits) == 1, exits
+    return exits[0]
+
+
+def getppid_entries(events):
+    return [event for event in events
+            if event["reason"] == "syscall-entry" and event["name"] == "getppid"]
+
+
+def test_a_lossless_session_waits_for_a_client_that_lags(daemon):
+    client, session, pid = stream_calls_to_a_client_that_lags(daemon, lossless=True)
+    wait_for(lambda: "a client lags: the tracee waits for it" in daemon.log(),
+             timeout=600, what="the daemon to stop reading for the lagging client")
+    # Behind the daemon the kernel's queue fills, and the tracee waits for
+    # room (killable: "D"), in the middle of its loop.
+    wait_for(lambda: any(info["utrace-queued"] >= KERNEL_QUEUE_MAX
+                         for info in utrace_fdinfo(daemon.process.pid)),
+             timeout=600, what="the kernel's queue to fill")
+    wait_for(lambda: process_state(pid) == "D", timeout=600,
+             what="the tracee to wait for room")
+    assert all(info["utrace-lost"] == 0 for info in utrace_fdinfo(daemon.process.pid))
+
+    events = read_to_the_end(client, session)
+    assert not [event for event in events if event["reason"] == "lost"]
+    calls = getppid_entries(events)
+    assert len(calls) == CALLS
+    assert not any(call["stopped"] for call in calls)
+    assert process_exit(events, pid)["code"] == 0
+    assert "its clients caught up" in daemon.log()
+
+
+def test_a_plain_session_drops_calls_for_a_client_that_lags(daemon):
+    """The same run without "lossless": the tracee is never held up, and
+    what the client was not sent is counted."""
+    client, session, pid = stream_calls_to_a_client_that_lags(daemon)
+    wait_for(lambda: "dropping notifications of running threads" in daemon.log(),
+             timeout=600, what="the daemon to drop notifications for the lagging client")
+    events = read_to_the_end(client, session)
+    lost = sum(event["count"] for event in events if event["reason"] == "lost")
+    calls = getppid_entries(events)
+    assert lost > 0 and len(calls) < CALLS
+    # The process's end is never dropped; the kernel may have dropped its
+    # death record, and then its exit comes without a status.
+    process_exit(events, pid)
+
+
+def test_lossless_is_a_boolean(daemon):
+    client = daemon.connect()
+    with pytest.raises(RpcError) as refused:
+        client.call("launch", argv=["/bin/true"], lossless="yes")
+    assert refused.value.code == -32602
