@@ -33,6 +33,7 @@
 
 #include "froggy-device.h"
 #include "froggy-error.h"
+#include "froggy-registers.h"
 
 #define FROGGY_DEVICE_PATH   "/dev/utrace"
 #define FROGGY_READ_BUF_SIZE (64 * 1024)
@@ -558,6 +559,66 @@ froggy_device_set_regset (FroggyDevice  *self,
   return request (self, UTRACE_IOC_SET_REGSET, &regset, "writing registers", error);
 }
 
+/* The kernel's i386 NT_PRSTATUS layout (struct user_regs_struct32): what
+ * a 32-bit thread has, read and written a 32-bit word a register. */
+struct froggy_regs_i386
+{
+  guint32 ebx, ecx, edx, esi, edi, ebp, eax;
+  guint32 ds, es, fs, gs;
+  guint32 orig_eax, eip, cs, eflags, esp, ss;
+};
+
+static void
+regs_from_i386 (struct user_regs_struct       *regs,
+                const struct froggy_regs_i386 *i386)
+{
+  memset (regs, 0, sizeof *regs);
+  regs->rbx = i386->ebx;
+  regs->rcx = i386->ecx;
+  regs->rdx = i386->edx;
+  regs->rsi = i386->esi;
+  regs->rdi = i386->edi;
+  regs->rbp = i386->ebp;
+  regs->rax = i386->eax;
+  regs->ds = i386->ds;
+  regs->es = i386->es;
+  regs->fs = i386->fs;
+  regs->gs = i386->gs;
+  /* -1 outside a system call, as the 64-bit view has it. */
+  regs->orig_rax = (gint64) (gint32) i386->orig_eax;
+  regs->rip = i386->eip;
+  regs->cs = i386->cs;
+  regs->eflags = i386->eflags;
+  regs->rsp = i386->esp;
+  regs->ss = i386->ss;
+}
+
+static void
+regs_to_i386 (struct froggy_regs_i386       *i386,
+              const struct user_regs_struct *regs)
+{
+  i386->ebx = regs->rbx;
+  i386->ecx = regs->rcx;
+  i386->edx = regs->rdx;
+  i386->esi = regs->rsi;
+  i386->edi = regs->rdi;
+  i386->ebp = regs->rbp;
+  i386->eax = regs->rax;
+  i386->ds = regs->ds;
+  i386->es = regs->es;
+  i386->fs = regs->fs;
+  i386->gs = regs->gs;
+  i386->orig_eax = regs->orig_rax;
+  i386->eip = regs->rip;
+  i386->cs = regs->cs;
+  i386->eflags = regs->eflags;
+  i386->esp = regs->rsp;
+  i386->ss = regs->ss;
+}
+
+/* The general registers, in the x86_64 layout whatever the thread's: a
+ * 32-bit thread's are widened (froggy_registers_word_size() tells it by
+ * its code segment), as PTRACE_GETREGS gives them to a 64-bit tracer. */
 gboolean
 froggy_device_get_regs (FroggyDevice            *self,
                         guint64                  id,
@@ -568,23 +629,36 @@ froggy_device_get_regs (FroggyDevice            *self,
 
   if (!froggy_device_get_regset (self, id, NT_PRSTATUS, regs, &len, error))
     return FALSE;
-  if (len != sizeof *regs)
+  if (len == sizeof (struct froggy_regs_i386))
     {
-      /* A 32-bit tracee has the i386 layout: not served yet. */
+      struct froggy_regs_i386 i386;
+
+      memcpy (&i386, regs, sizeof i386);
+      regs_from_i386 (regs, &i386);
+    }
+  else if (len != sizeof *regs)
+    {
       g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_KERNEL,
-                   "a %zu-byte register set: 32-bit tracees are not supported", len);
+                   "an unknown %zu-byte register set", len);
       return FALSE;
     }
   return TRUE;
 }
 
+/* Writes @regs, in the x86_64 layout, in the thread's own: a 32-bit
+ * thread takes the low halves. */
 gboolean
 froggy_device_set_regs (FroggyDevice                  *self,
                         guint64                        id,
                         const struct user_regs_struct *regs,
                         GError                       **error)
 {
-  return froggy_device_set_regset (self, id, NT_PRSTATUS, regs, sizeof *regs, error);
+  struct froggy_regs_i386 i386;
+
+  if (froggy_registers_word_size (regs) == 8)
+    return froggy_device_set_regset (self, id, NT_PRSTATUS, regs, sizeof *regs, error);
+  regs_to_i386 (&i386, regs);
+  return froggy_device_set_regset (self, id, NT_PRSTATUS, &i386, sizeof i386, error);
 }
 
 static gssize

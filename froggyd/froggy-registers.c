@@ -10,6 +10,9 @@
 #include "froggy-params.h"
 #include "froggy-registers.h"
 
+/* The kernel's __USER32_CS: a thread running 32-bit code. */
+#define FROGGY_USER32_CS 0x23
+
 typedef struct
 {
   const char *name;
@@ -96,6 +99,12 @@ froggy_registers_fp_to_variant (const struct user_fpregs_struct *fp)
       add_bytes (&builder, name, (const guint8 *) fp->xmm_space + 16 * i, 16);
     }
   return g_variant_builder_end (&builder);
+}
+
+guint
+froggy_registers_word_size (const struct user_regs_struct *regs)
+{
+  return regs->cs == FROGGY_USER32_CS ? 4 : 8;
 }
 
 unsigned long long *

@@ -14,6 +14,9 @@ G_BEGIN_DECLS
 GVariant *froggy_registers_general_to_variant (const struct user_regs_struct *regs);
 /* The x87/SSE state of an NT_PRFPREG (fxsave) buffer (floating). */
 GVariant *froggy_registers_fp_to_variant      (const struct user_fpregs_struct *fpregs);
+/* 4 for a 32-bit thread's registers (widened to this layout), 8 for a
+ * 64-bit one's: the size of a pointer, a return address, a stack slot. */
+guint     froggy_registers_word_size          (const struct user_regs_struct *regs);
 /* The address of register @name in @regs, or NULL if there is none. */
 unsigned long long *froggy_registers_lookup   (struct user_regs_struct *regs,
                                                 const char              *name);

@@ -1775,6 +1775,7 @@ thread_step_logic (FroggySession *self,
   struct user_regs_struct regs;
   guint64 return_address = 0;
   gboolean called = FALSE;
+  gssize word;
 
   if (thread->step_kind == FROGGY_STEP_INSTRUCTION)
     {
@@ -1792,9 +1793,10 @@ thread_step_logic (FroggySession *self,
     goto failed;
 
   /* A call pushed a return address just past the instruction we ran. */
-  if (regs.rsp == thread->step_prev_sp - 8 &&
+  word = froggy_registers_word_size (&regs);
+  if (regs.rsp == thread->step_prev_sp - word &&
       froggy_device_read_memory (self->device, thread->id, regs.rsp,
-                                 &return_address, 8, NULL) == 8 &&
+                                 &return_address, word, NULL) == word &&
       return_address > thread->step_prev_pc &&
       return_address <= thread->step_prev_pc + 15)
     called = TRUE;
@@ -1902,7 +1904,8 @@ froggy_session_step (FroggySession   *self,
        * in, the unwinder knows where it is. */
       if (froggy_symbolizer_function_bounds (process->symbolizer, regs.rip, &low, &high) &&
           low == regs.rip)
-        froggy_device_read_memory (self->device, thread->id, regs.rsp, &return_address, 8, NULL);
+        froggy_device_read_memory (self->device, thread->id, regs.rsp, &return_address,
+                                   froggy_registers_word_size (&regs), NULL);
       else
         {
           g_autoptr(GVariant) frames = froggy_session_backtrace (self, tid, 2, NULL);
@@ -2317,6 +2320,20 @@ froggy_session_read_registers (FroggySession  *self,
 
       if (!froggy_device_get_regset (self->device, thread->id, NT_PRFPREG, &fp, &len, error))
         return NULL;
+      /* A 32-bit thread's NT_PRFPREG is the 108-byte fsave image; its
+       * fxsave image, the layout here, is NT_PRXFPREG. */
+      if (len != sizeof fp)
+        {
+          len = sizeof fp;
+          if (!froggy_device_get_regset (self->device, thread->id, NT_PRXFPREG, &fp, &len, error))
+            return NULL;
+        }
+      if (len != sizeof fp)
+        {
+          g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_KERNEL,
+                       "an unknown %zu-byte floating-point register set", len);
+          return NULL;
+        }
       return froggy_registers_fp_to_variant (&fp);
     }
   else

@@ -23,10 +23,13 @@
 #include <dwarf.h>
 #include <elf.h>
 #include <elfutils/libdwfl.h>
+#include <fcntl.h>
 #include <gio/gio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "froggy-registers.h"
 #include "froggy-symbolizer.h"
 
 struct _FroggySymbolizer
@@ -138,15 +141,50 @@ read_proc (pid_t        pid,
   return contents;
 }
 
+/* ELFCLASS32 or ELFCLASS64: the class of the program @pid runs, which
+ * its auxiliary vector's entries have too. */
+static int
+process_elf_class (pid_t pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/exe", (int) pid);
+  unsigned char ident[EI_NIDENT] = { 0 };
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  gssize n = -1;
+
+  if (fd >= 0)
+    {
+      n = read (fd, ident, sizeof ident);
+      close (fd);
+    }
+  if (n == (gssize) sizeof ident && memcmp (ident, ELFMAG, SELFMAG) == 0 &&
+      ident[EI_CLASS] == ELFCLASS32)
+    return ELFCLASS32;
+  return ELFCLASS64;
+}
+
 static guint64
-auxv_entry (GBytes *auxv)
+auxv_entry (GBytes *auxv,
+            int     elf_class)
 {
   gsize size = 0;
-  const Elf64_auxv_t *vector = g_bytes_get_data (auxv, &size);
+  gconstpointer data = g_bytes_get_data (auxv, &size);
 
-  for (gsize i = 0; i < size / sizeof *vector; i++)
-    if (vector[i].a_type == AT_ENTRY)
-      return vector[i].a_un.a_val;
+  if (elf_class == ELFCLASS32)
+    {
+      const Elf32_auxv_t *vector = data;
+
+      for (gsize i = 0; i < size / sizeof *vector; i++)
+        if (vector[i].a_type == AT_ENTRY)
+          return vector[i].a_un.a_val;
+    }
+  else
+    {
+      const Elf64_auxv_t *vector = data;
+
+      for (gsize i = 0; i < size / sizeof *vector; i++)
+        if (vector[i].a_type == AT_ENTRY)
+          return vector[i].a_un.a_val;
+    }
   return 0;
 }
 
@@ -193,7 +231,7 @@ reload (FroggySymbolizer  *self,
 
   g_clear_pointer (&self->auxv, g_bytes_unref);
   self->auxv = g_steal_pointer (&auxv);
-  self->entry = auxv_entry (self->auxv);
+  self->entry = auxv_entry (self->auxv, process_elf_class (self->pid));
   g_free (self->maps);
   self->maps = g_steal_pointer (&maps);
   return TRUE;
@@ -1086,6 +1124,9 @@ unwind_memory_read (Dwfl        *dwfl G_GNUC_UNUSED,
 
   if (!self->unwind.read_memory (self->unwind.user_data, address, &word))
     return false;
+  /* libdwfl wants a 32-bit process's words alone. */
+  if (froggy_registers_word_size (self->unwind.regs) == 4)
+    word &= G_MAXUINT32;
   *result = word;
   return true;
 }
@@ -1105,7 +1146,16 @@ unwind_set_initial_registers (Dwfl_Thread *thread,
     regs->r12, regs->r13, regs->r14, regs->r15,
     regs->rip,
   };
+  /* DWARF registers 0-8 of the i386 psABI, 8 being eip. */
+  const Dwarf_Word dwarf_regs_i386[] = {
+    regs->rax, regs->rcx, regs->rdx, regs->rbx,
+    regs->rsp, regs->rbp, regs->rsi, regs->rdi,
+    regs->rip,
+  };
 
+  if (froggy_registers_word_size (regs) == 4)
+    return dwfl_thread_state_registers (thread, 0, G_N_ELEMENTS (dwarf_regs_i386),
+                                        dwarf_regs_i386);
   return dwfl_thread_state_registers (thread, 0, G_N_ELEMENTS (dwarf_regs), dwarf_regs);
 }
 

@@ -214,8 +214,12 @@ static int run_int80(void)
 {
 	long ret = 64; /* __NR_getppid of the i386 table */
 
+#ifdef __x86_64__
 	asm volatile("int $0x80" : "+a" (ret) : : "r8", "r9", "r10", "r11",
 		     "memory");
+#else
+	asm volatile("int $0x80" : "+a" (ret) : : "memory");
+#endif
 	return ret == getppid() ? 0 : 1;
 }
 
