@@ -72,6 +72,30 @@ def test_a_lossless_session_waits_for_a_client_that_lags(daemon):
     assert "its clients caught up" in daemon.log()
 
 
+def test_an_attached_program_waits_for_a_lossless_client_until_the_detach(daemon, spawn):
+    """attach takes lossless too: a program already running is held to the
+    pace of a client that reads nothing, and runs free once detached."""
+    process = spawn("getppid", "1000000000")
+    client = daemon.connect()
+    client.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    session = client.call("attach", pid=process.pid, lossless=True)["session"]
+    client.call("events.subscribe", session=session, events={"syscall-entry": "report"})
+    client.start("continue", session=session)
+    wait_for(lambda: process_state(process.pid) == "D", timeout=600,
+             what="the attached program to wait for room")
+    assert all(info["utrace-lost"] == 0 for info in utrace_fdinfo(daemon.process.pid))
+
+    # The detach ends the wait; what the kernel still queued goes with the
+    # session, and nothing was lost before it.
+    client.call("detach", session=session, timeout=600)
+    events = client.take_events()
+    assert getppid_entries(events)
+    assert not [event for event in events if event["reason"] == "lost"]
+    wait_for(lambda: process_state(process.pid) == "R", timeout=600,
+             what="the detached program to run free")
+    assert process.poll() is None
+
+
 def test_a_plain_session_drops_calls_for_a_client_that_lags(daemon):
     """The same run without "lossless": the tracee is never held up, and
     what the client was not sent is counted."""
