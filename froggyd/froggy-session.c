@@ -3864,6 +3864,8 @@ thread_died (FroggySession *self,
   Thread *other;
   gboolean last = TRUE;
 
+  if (status == NULL)
+    g_debug ("session %u: thread %d is gone, its death record lost", self->id, tid);
   thread_end_step (self, thread);
   thread->stopped = FALSE;
 
@@ -4027,7 +4029,6 @@ threads_resync (FroggySession *self)
       thread = thread_lookup (self, was->tid);
       if (thread != NULL && thread->id == was->id)
         {
-          g_debug ("session %u: thread %d is gone, its death record lost", self->id, was->tid);
           thread_died (self, thread, NULL);
           gone++;
         }
@@ -4259,10 +4260,8 @@ froggy_session_hangup (FroggySession *self,
     {
       Thread *thread = thread_lookup (self, GPOINTER_TO_INT (l->data));
 
-      if (thread == NULL)
-        continue;
-      g_debug ("session %u: thread %d is gone, its death record lost", self->id, thread->tid);
-      thread_died (self, thread, NULL);
+      if (thread != NULL)
+        thread_died (self, thread, NULL);
     }
   froggy_session_abandon (self);
 }
