@@ -5,6 +5,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -102,6 +103,14 @@ def utrace_fdinfo(pid):
                 fields[key] = int(value)
         infos.append(fields)
     return infos
+
+
+def small_buffer_client(daemon):
+    """A connected client whose socket takes little in: while the test
+    reads nothing, the daemon soon has messages queued for it."""
+    client = daemon.connect()
+    client.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    return client
 
 
 def launch(client, *args, **params):

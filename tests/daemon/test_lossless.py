@@ -6,11 +6,9 @@ notifications of running threads (a "lost" counts them).  A lossless one
 stops reading the kernel's queue instead; the queue fills, and the
 tracee's thread waits in its system call for room."""
 
-import socket
-
 import pytest
 
-from daemon_support import launch, process_state, utrace_fdinfo, wait_for
+from daemon_support import launch, process_state, small_buffer_client, utrace_fdinfo, wait_for
 from froggy_rpc import RpcError
 
 CALLS = 10000
@@ -20,8 +18,7 @@ KERNEL_QUEUE_MAX = 4096  # UTRACE_DEV_QUEUE_MAX
 def stream_calls_to_a_client_that_lags(daemon, **params):
     """debuggee getppid, its system call entries reported, continued by a
     client that reads nothing yet (and takes little into its socket)."""
-    client = daemon.connect()
-    client.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    client = small_buffer_client(daemon)
     started = launch(client, "getppid", str(CALLS), **params)
     session, pid = started["session"], started["pid"]
     client.call("events.subscribe", session=session, events={"syscall-entry": "report"})
@@ -76,8 +73,7 @@ def test_an_attached_program_waits_for_a_lossless_client_until_the_detach(daemon
     """attach takes lossless too: a program already running is held to the
     pace of a client that reads nothing, and runs free once detached."""
     process = spawn("getppid", "1000000000")
-    client = daemon.connect()
-    client.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    client = small_buffer_client(daemon)
     session = client.call("attach", pid=process.pid, lossless=True)["session"]
     client.call("events.subscribe", session=session, events={"syscall-entry": "report"})
     client.start("continue", session=session)

@@ -8,7 +8,7 @@ import socket
 
 import pytest
 
-from daemon_support import DEBUGGEE, launch, process_state, wait_for
+from daemon_support import DEBUGGEE, launch, process_state, small_buffer_client, wait_for
 from froggy_rpc import Client, Disconnected, RpcError
 
 
@@ -187,8 +187,7 @@ def test_a_client_that_lags_loses_thread_exits_not_its_connection(daemon):
     notification.  A client that reads none for a while is not cut off:
     past 1024 unread messages the exits of threads are dropped, a lost
     notification counts them, and the session goes on as before."""
-    client = daemon.connect()
-    client.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    client = small_buffer_client(daemon)
     started = launch(client, "churn")
     session, pid = started["session"], started["pid"]
     client.start("continue", session=session)
