@@ -897,6 +897,27 @@ on_interrupt_signal (gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
+/* ---- Command arguments ----------------------------------------------- */
+
+/* A command's arguments are read, never changed: "info frame" hands
+ * "frame" a string literal. */
+static gboolean
+is_blank (const char *args)
+{
+  while (g_ascii_isspace (*args))
+    args++;
+  return *args == '\0';
+}
+
+/* The words of @args, split on blanks; a blank @args gives { "" }. */
+static GStrv
+split_words (const char *args)
+{
+  g_autofree char *copy = g_strstrip (g_strdup (args));
+
+  return g_strsplit_set (copy, " \t", -1);
+}
+
 /* ---- Expressions ----------------------------------------------------- */
 
 static gboolean
@@ -1251,7 +1272,7 @@ points_named (FroggyShell *self,
   g_autoptr(GPtrArray) named = g_ptr_array_new ();
   g_auto(GStrv) words = g_strsplit_set (args, " \t", -1);
 
-  if (g_strstrip ((char *) args)[0] == '\0')
+  if (is_blank (args))
     {
       for (guint i = 0; i < self->points->len; i++)
         g_ptr_array_add (named, g_ptr_array_index (self->points, i));
@@ -1612,7 +1633,7 @@ static gboolean
 cmd_catch (FroggyShell *self,
            const char  *args)
 {
-  g_auto(GStrv) words = g_strsplit_set (g_strstrip ((char *) args), " \t", -1);
+  g_auto(GStrv) words = split_words (args);
   g_autoptr(GStrvBuilder) names = g_strv_builder_new ();
   g_autoptr(GString) what = g_string_new (NULL);
   g_autoptr(JsonObject) params = json_object_new ();
@@ -1742,7 +1763,7 @@ static gboolean
 cmd_signal (FroggyShell *self,
             const char  *args)
 {
-  if (g_strstrip ((char *) args)[0] == '\0')
+  if (is_blank (args))
     FAIL (self, "Argument required (signal number or name).");
   return cmd_continue (self, args);
 }
@@ -1818,7 +1839,7 @@ step_times (FroggyShell *self,
 {
   guint64 count = 1;
 
-  if (g_strstrip ((char *) args)[0] != '\0' && !eval (self, args, &count))
+  if (!is_blank (args) && !eval (self, args, &count))
     return FALSE;
   for (guint64 i = 0; i < count; i++)
     if (!step (self, kind) || !stopped_by_step (self))
@@ -1849,7 +1870,7 @@ cmd_stepi (FroggyShell *self,
 {
   guint64 count = 1;
 
-  if (g_strstrip ((char *) args)[0] != '\0' && !eval (self, args, &count))
+  if (!is_blank (args) && !eval (self, args, &count))
     return FALSE;
   while (count > 0)
     {
@@ -1890,7 +1911,7 @@ cmd_nexti (FroggyShell *self,
 {
   guint64 count = 1;
 
-  if (g_strstrip ((char *) args)[0] != '\0' && !eval (self, args, &count))
+  if (!is_blank (args) && !eval (self, args, &count))
     return FALSE;
   for (guint64 i = 0; i < count; i++)
     if (!nexti_once (self) || !stopped_by_step (self))
@@ -1944,7 +1965,7 @@ cmd_backtrace (FroggyShell *self,
 
   if (!need_stopped (self))
     return FALSE;
-  if (g_strstrip ((char *) args)[0] != '\0' && !eval (self, args, &limit))
+  if (!is_blank (args) && !eval (self, args, &limit))
     return FALSE;
   if (!ensure_frames (self))
     return FALSE;
@@ -1987,7 +2008,7 @@ cmd_frame (FroggyShell *self,
 {
   guint64 level = self->selected_frame;
 
-  if (g_strstrip ((char *) args)[0] != '\0' && !eval (self, args, &level))
+  if (!is_blank (args) && !eval (self, args, &level))
     return FALSE;
   return select_frame (self, level);
 }
@@ -1998,7 +2019,7 @@ cmd_up (FroggyShell *self,
 {
   guint64 count = 1;
 
-  if (g_strstrip ((char *) args)[0] != '\0' && !eval (self, args, &count))
+  if (!is_blank (args) && !eval (self, args, &count))
     return FALSE;
   return select_frame (self, self->selected_frame + count);
 }
@@ -2009,7 +2030,7 @@ cmd_down (FroggyShell *self,
 {
   guint64 count = 1;
 
-  if (g_strstrip ((char *) args)[0] != '\0' && !eval (self, args, &count))
+  if (!is_blank (args) && !eval (self, args, &count))
     return FALSE;
   if (self->selected_frame - (gint64) count < 0)
     FAIL (self, "Bottom (innermost) frame selected; you cannot go down.");
@@ -2072,7 +2093,7 @@ info_registers_common (FroggyShell *self,
   g_autoptr(JsonObject) general = NULL;
   g_autoptr(JsonObject) fp = NULL;
   g_autoptr(GString) text = g_string_new (NULL);
-  g_auto(GStrv) names = g_strsplit_set (g_strstrip ((char *) args), " \t", -1);
+  g_auto(GStrv) names = split_words (args);
 
   if (!need_stopped (self) || (general = read_registers (self, NULL)) == NULL)
     return FALSE;
@@ -2290,7 +2311,7 @@ cmd_examine (FroggyShell *self,
 
   if (!parse_format (self, &args, &count, &format, &unit))
     return FALSE;
-  if (g_strstrip ((char *) args)[0] == '\0')
+  if (is_blank (args))
     FAIL (self, "Argument required (starting display address).");
   if (!need_stopped (self) || !eval (self, args, &address))
     return FALSE;
@@ -2387,13 +2408,14 @@ cmd_set (FroggyShell *self,
 
   if (target[0] == '$')
     {
-      JsonObject *params = thread_params (self);
-      JsonObject *registers = json_object_new ();
+      JsonObject *params, *registers;
       guint64 mask;
       const char *name = register_name (target + 1, &mask);
 
       if (mask != G_MAXUINT64)
         FAIL (self, "Set the whole 64-bit register, $%s.", name);
+      params = thread_params (self);
+      registers = json_object_new ();
       set_word (registers, name, value);
       json_object_set_object_member (params, "registers", registers);
       return call_ok (self, "registers.write", params, NULL);
@@ -2446,7 +2468,7 @@ cmd_thread (FroggyShell *self,
 
   if (!need_session (self))
     return FALSE;
-  if (g_strstrip ((char *) args)[0] == '\0')
+  if (is_blank (args))
     {
       say (self, "[Current thread is %" G_GINT64_FORMAT " (process %" G_GINT64_FORMAT ")]\n",
            self->thread, self->pid);
@@ -2698,7 +2720,7 @@ cmd_help (FroggyShell *self,
 {
   g_autoptr(GString) text = g_string_new (NULL);
 
-  if (g_strstrip ((char *) args)[0] != '\0')
+  if (!is_blank (args))
     {
       const Command *command = find_command (self, args);
 

@@ -145,20 +145,58 @@ run_shell (Options            *options,
   return status;
 }
 
-/* gdb spells it -ex; GOption wants --ex. */
+/* gdb spells them -ex and -batch; GOption wants --ex and --batch.  Only
+ * froggy's own words are translated: the scan ends at "--", or at the
+ * second word that is not an option (the first is the command; the
+ * second is the PID or the program, whose arguments are its own). */
 static void
 translate_gdb_options (int    argc,
                        char **argv)
 {
+  gboolean seen_command = FALSE;
+
   for (int i = 1; i < argc; i++)
     {
-      if (g_str_equal (argv[i], "--"))
+      const char *word = argv[i];
+
+      if (g_str_equal (word, "--"))
         break;
-      if (g_str_equal (argv[i], "-ex"))
+      if (g_str_equal (word, "-ex"))
         argv[i] = (char *) "--ex";
-      else if (g_str_equal (argv[i], "-batch"))
+      else if (g_str_equal (word, "-batch"))
         argv[i] = (char *) "--batch";
+      if (g_str_equal (argv[i], "--ex") || g_str_equal (word, "-x") || g_str_equal (word, "--command") ||
+          g_str_equal (word, "-s") || g_str_equal (word, "--socket"))
+        i++;
+      else if (word[0] != '-')
+        {
+          if (seen_command)
+            break;
+          seen_command = TRUE;
+        }
     }
+}
+
+static gboolean
+parse_options (GOptionContext  *context,
+               char          ***argv)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_option_context_set_strict_posix (context, TRUE);
+  if (!g_option_context_parse_strv (context, argv, &error))
+    {
+      g_printerr ("froggy: %s\n", error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static int
+usage_error (const char *message)
+{
+  g_printerr ("froggy: %s\n%s\n", message, SUMMARY);
+  return EXIT_FAILURE;
 }
 
 int
@@ -166,112 +204,100 @@ main (int   argc,
       char *argv[])
 {
   g_autoptr(GOptionContext) context = NULL;
-  g_autoptr(GError) error = NULL;
+  g_autoptr(GOptionContext) command_context = NULL;
   g_autoptr(GPtrArray) startup = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GPtrArray) option_argv = g_ptr_array_new ();
   g_autofree char *socket_path = NULL;
+  g_auto(GStrv) words = NULL;
+  g_auto(GStrv) command_words = NULL;
+  g_auto(GStrv) operands = NULL;
   Options options = { .startup = startup };
-  const char *command = NULL;
-  char **program = NULL;
-  char **rest;
-  int rest_count;
-  const GOptionEntry entries[] = {
-    { "socket", 's', 0, G_OPTION_ARG_FILENAME, &options.socket_path,
-      "The daemon's socket (default: $XDG_RUNTIME_DIR/froggyd.sock)", "PATH" },
-    { "no-start", 0, 0, G_OPTION_ARG_NONE, &options.no_start,
-      "Do not start froggyd when none listens", NULL },
+  const char *command;
+  const GOptionEntry startup_entries[] = {
     { "command", 'x', 0, G_OPTION_ARG_CALLBACK, add_startup,
       "Run the shell commands in FILE first", "FILE" },
     { "ex", 0, 0, G_OPTION_ARG_CALLBACK, add_startup,
       "Run one shell command first (also -ex; may be repeated)", "COMMAND" },
     { "batch", 0, 0, G_OPTION_ARG_NONE, &options.batch,
       "Leave after the -x and -ex commands (the program is detached, or killed if started)", NULL },
+    { NULL }
+  };
+  const GOptionEntry global_entries[] = {
+    { "socket", 's', 0, G_OPTION_ARG_FILENAME, &socket_path,
+      "The daemon's socket (default: $XDG_RUNTIME_DIR/froggyd.sock)", "PATH" },
+    { "no-start", 0, 0, G_OPTION_ARG_NONE, &options.no_start,
+      "Do not start froggyd when none listens", NULL },
     { "version", 0, 0, G_OPTION_ARG_NONE, &options.version, "Print the version and exit", NULL },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &command_words, NULL, NULL },
+    { NULL }
+  };
+  const GOptionEntry command_entries[] = {
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &operands, NULL, NULL },
     { NULL }
   };
   GOptionGroup *group;
 
   setlocale (LC_ALL, "");
   translate_gdb_options (argc, argv);
+  words = g_strdupv (argv);
 
-  /* Everything after "run" that is not an option before "--" is the
-   * program and its arguments. */
-  for (int i = 1; i < argc; i++)
-    {
-      if (command == NULL && argv[i][0] != '-' && i > 0 &&
-          !(i > 1 && (g_str_equal (argv[i - 1], "--socket") || g_str_equal (argv[i - 1], "-s") ||
-                      g_str_equal (argv[i - 1], "-x") || g_str_equal (argv[i - 1], "--command") ||
-                      g_str_equal (argv[i - 1], "--ex"))))
-        {
-          command = argv[i];
-          if (g_str_equal (command, "run"))
-            {
-              int j = i + 1;
-
-              while (j < argc && argv[j][0] == '-' && !g_str_equal (argv[j], "--"))
-                g_ptr_array_add (option_argv, argv[j++]);
-              if (j < argc && g_str_equal (argv[j], "--"))
-                j++;
-              program = argv + j;
-              break;
-            }
-          continue;
-        }
-      g_ptr_array_add (option_argv, argv[i]);
-    }
-  g_ptr_array_insert (option_argv, 0, argv[0]);
-  g_ptr_array_add (option_argv, NULL);
-  rest = (char **) option_argv->pdata;
-  rest_count = option_argv->len - 1;
-
+  /* froggy [OPTIONS] COMMAND ...: the options before the command, then
+   * the command's own, each parse ending at the first operand. */
   context = g_option_context_new ("attach PID | run [--] PROGRAM [ARGS...] | rpc");
   g_option_context_set_summary (context, "The Froggy debugger client.");
   g_option_context_set_description (context, SUMMARY);
   group = g_option_group_new (NULL, NULL, NULL, &options, NULL);
-  g_option_group_add_entries (group, entries);
+  g_option_group_add_entries (group, global_entries);
+  g_option_group_add_entries (group, startup_entries);
   g_option_context_set_main_group (context, group);
-  if (!g_option_context_parse (context, &rest_count, &rest, &error))
-    {
-      g_printerr ("froggy: %s\n", error->message);
-      return EXIT_FAILURE;
-    }
-  socket_path = options.socket_path;
+  if (!parse_options (context, &words))
+    return EXIT_FAILURE;
   if (options.version)
     {
       g_print ("froggy %s (protocol 1)\n", FROGGY_VERSION);
       return EXIT_SUCCESS;
     }
-  if (options.socket_path == NULL)
-    options.socket_path = socket_path = froggy_connection_default_path ();
-
-  if (command != NULL && g_str_equal (command, "rpc") && rest_count == 1)
-    return run_rpc (&options);
-  if (command != NULL && g_str_equal (command, "run"))
+  if (command_words == NULL || command_words[0] == NULL)
+    return usage_error ("which command?");
+  command = g_intern_string (command_words[0]);
+  if (!g_str_equal (command, "attach") && !g_str_equal (command, "run") && !g_str_equal (command, "rpc"))
     {
-      if (program == NULL || program[0] == NULL)
-        {
-          g_printerr ("froggy: run what? froggy run [--] PROGRAM [ARGUMENTS...]\n");
-          return EXIT_FAILURE;
-        }
-      return run_shell (&options, 0, (const char * const *) program);
-    }
-  if (command != NULL && g_str_equal (command, "attach"))
-    {
-      char *end = NULL;
-      gint64 pid = rest_count == 2 ? g_ascii_strtoll (rest[1], &end, 10) : 0;
+      g_autofree char *message = g_strdup_printf ("unknown command: %s", command);
 
-      if (pid <= 0 || end == NULL || *end != '\0')
-        {
-          g_printerr ("froggy: attach to what? froggy attach PID\n");
-          return EXIT_FAILURE;
-        }
-      return run_shell (&options, pid, NULL);
+      return usage_error (message);
     }
 
-  if (command == NULL)
-    g_printerr ("froggy: which command?\n");
-  else
-    g_printerr ("froggy: unknown command or arguments: %s\n", command);
-  g_printerr ("%s\n", SUMMARY);
-  return EXIT_FAILURE;
+  command_context = g_option_context_new (g_str_equal (command, "attach") ? "attach PID" :
+                                          g_str_equal (command, "run") ? "run [--] PROGRAM [ARGS...]" : "rpc");
+  group = g_option_group_new (NULL, NULL, NULL, &options, NULL);
+  if (!g_str_equal (command, "rpc"))
+    g_option_group_add_entries (group, startup_entries);
+  g_option_group_add_entries (group, command_entries);
+  g_option_context_set_main_group (command_context, group);
+  if (!parse_options (command_context, &command_words))
+    return EXIT_FAILURE;
+  if (socket_path == NULL)
+    socket_path = froggy_connection_default_path ();
+  options.socket_path = socket_path;
+
+  if (g_str_equal (command, "rpc"))
+    {
+      if (operands != NULL)
+        return usage_error ("rpc takes no arguments");
+      return run_rpc (&options);
+    }
+  if (g_str_equal (command, "run"))
+    {
+      if (operands == NULL || operands[0] == NULL)
+        return usage_error ("run what? froggy run [--] PROGRAM [ARGUMENTS...]");
+      return run_shell (&options, 0, (const char * const *) operands);
+    }
+
+  {
+    char *end = NULL;
+    gint64 pid = operands != NULL && g_strv_length (operands) == 1 ? g_ascii_strtoll (operands[0], &end, 10) : 0;
+
+    if (pid <= 0 || end == NULL || *end != '\0')
+      return usage_error ("attach to what? froggy attach PID");
+    return run_shell (&options, pid, NULL);
+  }
 }
