@@ -6,10 +6,34 @@ and FROGGY_BUILD.
 """
 
 import os
+import shutil
 import subprocess
 
 TOP = os.environ.get("FROGGY_TOP", os.path.dirname(os.path.dirname(__file__)))
 BUILD = os.environ.get("FROGGY_BUILD", os.path.join(TOP, "build"))
+
+
+# Where reachable_copy() leaves its copies: the guest's /tmp, a tmpfs.
+REACHABLE = "/tmp/froggy-reachable"
+
+
+def reachable_copy(path):
+    """A copy of path that every user can reach, for what a test runs as
+    another user (nobody): the checkout may sit where only root can
+    enter, such as a clone in root's 0700 home."""
+    os.makedirs(REACHABLE, exist_ok=True)
+    os.chmod(REACHABLE, 0o755)
+    copy = os.path.join(REACHABLE, os.path.basename(path))
+    if not os.path.exists(copy):
+        shutil.copy(path, copy + ".part")
+        os.chmod(copy + ".part", 0o755)
+        os.rename(copy + ".part", copy)
+    return copy
+
+
+def as_user(program, user):
+    """program as user (None: root, as the test) may run it."""
+    return program if user is None else reachable_copy(program)
 
 
 def run(argv, timeout=300, **kwargs):

@@ -12,6 +12,7 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "daemon"))
 
 from daemon_support import BUILD, DEBUGGEE, Daemon, mark, process_state, wait_for  # noqa: E402
+from guest import as_user  # noqa: E402
 from terminal import Terminal  # noqa: E402
 
 FROGGY = os.path.join(BUILD, "client", "froggy")
@@ -56,7 +57,7 @@ def spawn():
     started = []
 
     def start(*args, user=None):
-        started.append(subprocess.Popen([DEBUGGEE, *args], stdout=subprocess.DEVNULL,
+        started.append(subprocess.Popen([as_user(DEBUGGEE, user), *args], stdout=subprocess.DEVNULL,
                                         user=user, group=user))
         return started[-1]
 
@@ -279,7 +280,7 @@ def test_attach_without_permission_fails_clearly(spawn):
     shared = Daemon("--shared")
     try:
         root_process = spawn("spin")
-        done = subprocess.run([FROGGY, "--socket", shared.socket, "--no-start", "attach",
+        done = subprocess.run([as_user(FROGGY, NOBODY), "--socket", shared.socket, "--no-start", "attach",
                                str(root_process.pid)], user=NOBODY, group=NOBODY,
                               capture_output=True, text=True, timeout=120,
                               stdin=subprocess.DEVNULL)

@@ -7,6 +7,7 @@ import subprocess
 import pytest
 
 from daemon_support import DEBUGGEE, Daemon
+from guest import as_user
 
 
 @pytest.fixture
@@ -47,7 +48,7 @@ def spawn():
 
     def start(*args, user=None):
         started.append(subprocess.Popen(
-            [DEBUGGEE, *args], stdout=subprocess.DEVNULL,
+            [as_user(DEBUGGEE, user), *args], stdout=subprocess.DEVNULL,
             user=user, group=user))
         return started[-1]
 

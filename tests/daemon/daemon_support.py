@@ -11,7 +11,7 @@ import sys
 import time
 
 from froggy_rpc import Client
-from guest import BUILD, TOP
+from guest import BUILD, TOP, reachable_copy
 
 FROGGYD = os.path.join(BUILD, "froggyd", "froggyd")
 DEBUGGEE = os.path.join(BUILD, "tests", "programs", "debuggee")
@@ -151,8 +151,10 @@ def calls_as_user(uid, socket, calls, timeout=900):
     """Connect to the daemon at socket as user uid and make calls, a list
     of (name, method, params), in turn; then disconnect.  Returns
     {name: the result, or [code, message] for an error}."""
+    client_module = reachable_copy(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                "froggy_rpc.py"))
     helper = subprocess.run(
-        [sys.executable, "-c", _CALLS_AS_USER, os.path.dirname(os.path.abspath(__file__)),
+        [sys.executable, "-c", _CALLS_AS_USER, os.path.dirname(client_module),
          socket, json.dumps(calls)],
         user=uid, group=uid, capture_output=True, text=True, timeout=timeout)
     assert helper.returncode == 0, helper.stderr

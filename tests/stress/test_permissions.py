@@ -19,6 +19,7 @@ import pytest
 from daemon_support import (DEBUGGEE, NOBODY, Daemon, call_as_user, calls_as_user,
                             process_state, wait_for)
 from froggy_rpc import RpcError
+from guest import as_user
 
 SCOPE = "/proc/sys/kernel/yama/ptrace_scope"
 PERMISSION = -32003
@@ -78,7 +79,7 @@ def spinner():
     started = []
 
     def start(user=None):
-        process = subprocess.Popen([DEBUGGEE, "spin"], stdout=subprocess.DEVNULL,
+        process = subprocess.Popen([as_user(DEBUGGEE, user), "spin"], stdout=subprocess.DEVNULL,
                                    user=user, group=user)
         started.append(process)
         wait_for(lambda: process_state(process.pid) in ("R", "S"), what="the spinner")

@@ -14,6 +14,8 @@ import time
 
 import pytest
 
+from guest import as_user
+
 CONTROL = "/sys/kernel/debug/utrace_test"
 
 # x86_64 system call numbers the tests look for.
@@ -109,7 +111,7 @@ class Tracee:
     """tests/programs/utrace_tracee: prints "ready PID", waits for a line."""
 
     def __init__(self, program, mode, *args, user=None):
-        self.proc = subprocess.Popen([program, mode, *args], text=True,
+        self.proc = subprocess.Popen([as_user(program, user), mode, *args], text=True,
                                      stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, user=user)
         ready = self.readline()
