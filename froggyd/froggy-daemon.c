@@ -457,10 +457,26 @@ handle_attach (Request *request)
 }
 
 static void
+detached (GObject      *object,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  g_autoptr(Request) request = user_data;
+  g_autoptr(GError) error = NULL;
+
+  reply_ok_or_error (request,
+                     froggy_session_detach_finish (FROGGY_SESSION (object), result, &error),
+                     &error);
+}
+
+/* Answered once every tracee is let go, so that an attach right after
+ * finds them untraced. */
+static void
 handle_detach (Request *request)
 {
-  froggy_session_detach (request->session);
-  reply (request, NULL);
+  froggy_session_detach_async (request->session, detached, g_memdup2 (request, sizeof *request));
+  /* The copy owns the references now. */
+  memset (request, 0, sizeof *request);
 }
 
 static void

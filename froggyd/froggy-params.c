@@ -90,6 +90,16 @@ wrong_type (const char  *name,
   return FALSE;
 }
 
+/* JSON numbers with a fraction or an exponent arrive as doubles: a
+ * whole one in range is an integer.  Converting one out of range is
+ * undefined behaviour, so the range is checked first: [-2^63, 2^63). */
+static gboolean
+double_is_int64 (double number)
+{
+  return number >= -9223372036854775808.0 && number < 9223372036854775808.0 &&
+         number == (double) (gint64) number;
+}
+
 gboolean
 froggy_params_int (GVariant    *params,
                    const char  *name,
@@ -108,7 +118,7 @@ froggy_params_int (GVariant    *params,
   else if (g_variant_is_of_type (v, G_VARIANT_TYPE_UINT32))
     *value = g_variant_get_uint32 (v);
   else if (g_variant_is_of_type (v, G_VARIANT_TYPE_DOUBLE) &&
-           g_variant_get_double (v) == (gint64) g_variant_get_double (v))
+           double_is_int64 (g_variant_get_double (v)))
     *value = (gint64) g_variant_get_double (v);
   else
     return wrong_type (name, "an integer", error);

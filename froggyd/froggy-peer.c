@@ -201,13 +201,15 @@ froggy_peer_report_dropped (FroggyPeer *self)
 }
 
 /* Every write completion, whether it worked or not, ends one queued
- * message; the peer is held until then. */
+ * message; the peer is held until then.  Once the connection is closed,
+ * jsonrpc-glib fails every write still queued at once: thousands, for a
+ * client cut off for reading nothing, which go by without a word. */
 static void
 froggy_peer_written (FroggyPeer *self,
                      GError     *error)
 {
   self->queued--;
-  if (error != NULL &&
+  if (error != NULL && !self->closed &&
       !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CLOSED) &&
       !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     g_debug ("client %d: %s", self->pid, error->message);

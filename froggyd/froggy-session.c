@@ -193,6 +193,7 @@ struct _FroggySession
 
   GPtrArray    *peers;        /* FroggyPeer, observers and controller */
   FroggyPeer   *controller;
+  GPtrArray    *detach_tasks; /* GTask, completed when the session has ended */
 };
 
 enum {
@@ -284,6 +285,7 @@ froggy_session_dispose (GObject *object)
     }
   g_clear_pointer (&self->peers, g_ptr_array_unref);
   self->controller = NULL;
+  g_clear_pointer (&self->detach_tasks, g_ptr_array_unref);
   G_OBJECT_CLASS (froggy_session_parent_class)->dispose (object);
 }
 
@@ -752,27 +754,32 @@ notify_simple (FroggySession *self,
 
 /* Stop waiters {{{ */
 
+static gint
+waiter_pending_count (gconstpointer waiter,
+                      gconstpointer unused)
+{
+  return g_hash_table_size (((const StopWaiter *) waiter)->pending);
+}
+
 /* Completes the waiters with nothing pending, unless records were lost
- * and the session does not know yet which threads it has. */
+ * and the session does not know yet which threads it has.  A waiter's
+ * callback may add waiters, complete the others (a detach) or drop the
+ * last reference to the session (its end): the list is searched anew
+ * after each one, with the session held. */
 static void
 stop_waiters_settle (FroggySession *self)
 {
-  GList *l = self->waiters;
+  g_autoptr(FroggySession) hold = g_object_ref (self);
+  GList *l;
 
-  if (self->resync_pending)
-    return;
-  while (l != NULL)
+  while (!self->resync_pending &&
+         (l = g_list_find_custom (self->waiters, NULL, waiter_pending_count)) != NULL)
     {
       StopWaiter *waiter = l->data;
-      GList *next = l->next;
 
-      if (g_hash_table_size (waiter->pending) == 0)
-        {
-          self->waiters = g_list_delete_link (self->waiters, l);
-          waiter->done (self, waiter->data);
-          stop_waiter_free (waiter);
-        }
-      l = next;
+      self->waiters = g_list_delete_link (self->waiters, l);
+      waiter->done (self, waiter->data);
+      stop_waiter_free (waiter);
     }
 }
 
@@ -833,6 +840,7 @@ stop_waiter_add (FroggySession  *self,
                  StopWaiterDone  done,
                  gpointer        data)
 {
+  g_autoptr(FroggySession) hold = g_object_ref (self);
   StopWaiter *waiter = g_new0 (StopWaiter, 1);
 
   waiter->pending = g_hash_table_new (NULL, NULL);
@@ -1486,7 +1494,11 @@ thread_step_over (FroggySession  *self,
   thread->over_address = thread_pc (self, thread);
   others = step_over_hold_others (self, thread, error);
   if (others == NULL)
-    return FALSE;
+    {
+      /* Let go of those held so far: nothing was lifted yet. */
+      step_over_done (self, thread);
+      return FALSE;
+    }
   stop_waiter_add (self, others, TRUE, step_over_paused, GINT_TO_POINTER (thread->tid));
   return TRUE;
 }
@@ -1535,23 +1547,29 @@ step_over_sync (gpointer user_data)
       return G_SOURCE_REMOVE;
     }
   others = step_over_hold_others (self, thread, &error);
-  if (others == NULL)
-    g_warning ("stepping thread %d over a breakpoint: %s", thread->tid, error->message);
-  else if (others->len > 0)
+  if (others != NULL && others->len > 0)
     {
       g_debug ("thread %d's step-over waits for %u more threads", thread->tid, others->len);
       stop_waiter_add (self, others, TRUE, step_over_paused, GINT_TO_POINTER (thread->tid));
       return G_SOURCE_REMOVE;
     }
 
+  /* The int3 is lifted only with every other thread held, and the step
+   * made only with it lifted: else the thread would trap on it again. */
   process = process_lookup (self, thread->pid);
   site = g_hash_table_lookup (process->sites, &thread->over_address);
-  if (site != NULL)
-    site_write (self, process, site->address, site->original, NULL);
-
-  if (!thread_control (self, thread, UTRACE_CTL_SINGLESTEP,
-                       thread->over_signal, &error))
-    g_warning ("stepping thread %d over a breakpoint: %s", thread->tid, error->message);
+  if (others == NULL ||
+      (site != NULL && !site_write (self, process, site->address, site->original, &error)) ||
+      !thread_control (self, thread, UTRACE_CTL_SINGLESTEP, thread->over_signal, &error))
+    {
+      /* A thread that is gone (killed) needs no step. */
+      if (g_error_matches (error, FROGGY_ERROR, FROGGY_ERROR_NO_THREAD))
+        g_debug ("thread %d gone before its step-over: %s", thread->tid, error->message);
+      else
+        g_warning ("thread %d cannot step over the breakpoint at 0x%" G_GINT64_MODIFIER "x, "
+                   "and stays there: %s", thread->tid, thread->over_address, error->message);
+      step_over_done (self, thread);
+    }
   thread->over_signal = -1;
   return G_SOURCE_REMOVE;
 }
@@ -1635,9 +1653,13 @@ step_over_done (FroggySession *self,
 
   gboolean deferred = FALSE;
 
+  g_autoptr(GError) error = NULL;
+
   g_clear_handle_id (&thread->over_sync, g_source_remove);
-  if (site != NULL)
-    site_write (self, process, site->address, INT3, NULL);
+  if (site != NULL && !site_write (self, process, site->address, INT3, &error) &&
+      !g_error_matches (error, FROGGY_ERROR, FROGGY_ERROR_NO_THREAD))
+    g_warning ("the breakpoint at 0x%" G_GINT64_MODIFIER "x of process %d is lost: %s",
+               site->address, process->pid, error->message);
   thread->over_address = 0;
 
   g_hash_table_iter_init (&iter, self->threads);
@@ -2864,10 +2886,39 @@ update_event_masks (FroggySession  *self,
     return FALSE;
   g_hash_table_iter_init (&iter, self->threads);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &thread))
-    if (thread->id != 0 &&
-        !froggy_device_set_events (self->device, thread->id, events, nonstop, error))
-      return FALSE;
+    {
+      g_autoptr(GError) local_error = NULL;
+
+      /* A thread exiting now reports nothing more: its death record is
+       * on its way. */
+      if (thread->id != 0 &&
+          !froggy_device_set_events (self->device, thread->id, events, nonstop, &local_error) &&
+          !g_error_matches (local_error, FROGGY_ERROR, FROGGY_ERROR_NO_THREAD))
+        {
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          return FALSE;
+        }
+    }
   return TRUE;
+}
+
+/* A request that changed the masks failed part way: its change undone,
+ * the device gets the masks it had back. */
+static void
+restore_event_masks (FroggySession *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!update_event_masks (self, &error))
+    g_warning ("the event masks could not be restored: %s", error->message);
+}
+
+static void
+copy_string_entry (gpointer key,
+                   gpointer value,
+                   gpointer user_data)
+{
+  g_hash_table_replace (user_data, g_strdup (key), g_strdup (value));
 }
 
 GVariant *
@@ -2884,6 +2935,7 @@ froggy_session_add_catch (FroggySession    *self,
   if (!update_event_masks (self, error))
     {
       g_ptr_array_remove (self->catchpoints, catchpoint);
+      restore_event_masks (self);
       return NULL;
     }
   g_variant_builder_init (&builder, G_VARIANT_TYPE_VARDICT);
@@ -2902,8 +2954,16 @@ froggy_session_remove_catch (FroggySession  *self,
 
       if (catchpoint->id == id)
         {
-          g_ptr_array_remove_index (self->catchpoints, i);
-          return update_event_masks (self, error);
+          Catchpoint *removed = g_ptr_array_steal_index (self->catchpoints, i);
+
+          if (!update_event_masks (self, error))
+            {
+              g_ptr_array_insert (self->catchpoints, i, removed);
+              restore_event_masks (self);
+              return FALSE;
+            }
+          catchpoint_free (removed);
+          return TRUE;
         }
     }
   g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_NO_BREAKPOINT, "no catchpoint %u", id);
@@ -2918,6 +2978,7 @@ froggy_session_subscribe (FroggySession  *self,
   static const char * const kinds[] = {
     "syscall-entry", "syscall-exit", "signal", "exec", "clone", "fork", "exit", NULL
   };
+  g_autoptr(GHashTable) before = NULL;
   GVariantIter iter;
   const char *kind;
   GVariant *value;
@@ -2928,6 +2989,8 @@ froggy_session_subscribe (FroggySession  *self,
                    "events must be an object of kind to \"stop\", \"report\" or \"off\"");
       return FALSE;
     }
+  /* Every entry is checked before any is taken: a request is applied
+   * whole or not at all. */
   g_variant_iter_init (&iter, events);
   while (g_variant_iter_next (&iter, "{&sv}", &kind, &value))
     {
@@ -2942,9 +3005,25 @@ froggy_session_subscribe (FroggySession  *self,
                        "events: \"%s\" is not a kind with \"stop\", \"report\" or \"off\"", kind);
           return FALSE;
         }
-      g_hash_table_replace (self->reported, g_strdup (kind), g_strdup (how));
     }
-  return update_event_masks (self, error);
+
+  before = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_hash_table_foreach (self->reported, copy_string_entry, before);
+  g_variant_iter_init (&iter, events);
+  while (g_variant_iter_next (&iter, "{&sv}", &kind, &value))
+    {
+      g_autoptr(GVariant) boxed = value;
+
+      g_hash_table_replace (self->reported, g_strdup (kind), g_variant_dup_string (value, NULL));
+    }
+  if (!update_event_masks (self, error))
+    {
+      g_hash_table_remove_all (self->reported);
+      g_hash_table_foreach (before, copy_string_entry, self->reported);
+      restore_event_masks (self);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 typedef struct
@@ -3215,13 +3294,19 @@ froggy_session_kill (FroggySession  *self,
 static void
 froggy_session_end (FroggySession *self)
 {
+  g_autoptr(GPtrArray) detach_tasks = NULL;
+
   if (self->ended)
     return;
   self->ended = TRUE;
   stop_waiters_complete (self);
   notify_simple (self, "session-ended", NULL);
+  /* Closing the device detaches every engine before close() returns. */
   if (self->device != NULL)
     froggy_device_close (self->device);
+  detach_tasks = g_steal_pointer (&self->detach_tasks);
+  for (guint i = 0; detach_tasks != NULL && i < detach_tasks->len; i++)
+    g_task_return_boolean (g_ptr_array_index (detach_tasks, i), TRUE);
   g_signal_emit (self, signals[ENDED], 0);
 }
 
@@ -3247,6 +3332,7 @@ void
 froggy_session_detach (FroggySession *self)
 {
   g_autoptr(GArray) waited = g_array_new (FALSE, FALSE, sizeof (pid_t));
+  g_autoptr(FroggySession) hold = NULL;
   GHashTableIter iter;
   Process *process;
 
@@ -3255,6 +3341,9 @@ froggy_session_detach (FroggySession *self)
   if (self->detaching || self->ended)
     return;
   self->detaching = TRUE;
+  /* The session may end before this returns, its last reference gone
+   * with the daemon's table of sessions. */
+  hold = g_object_ref (self);
 
   /* A process with breakpoints needs a stopped thread to take them out. */
   g_hash_table_iter_init (&iter, self->processes);
@@ -3275,6 +3364,40 @@ froggy_session_detach (FroggySession *self)
           }
     }
   stop_waiter_add (self, waited, FALSE, detach_stopped, g_object_ref (self));
+}
+
+/* froggy_session_detach(), done when every tracee is let go: a new
+ * attach to them cannot find them still traced. */
+void
+froggy_session_detach_async (FroggySession       *self,
+                             GAsyncReadyCallback  callback,
+                             gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (FROGGY_IS_SESSION (self));
+
+  task = g_task_new (self, NULL, callback, user_data);
+  g_task_set_source_tag (task, froggy_session_detach_async);
+  if (self->ended)
+    {
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
+  if (self->detach_tasks == NULL)
+    self->detach_tasks = g_ptr_array_new_with_free_func (g_object_unref);
+  g_ptr_array_add (self->detach_tasks, g_steal_pointer (&task));
+  froggy_session_detach (self);
+}
+
+gboolean
+froggy_session_detach_finish (FroggySession  *self,
+                              GAsyncResult   *result,
+                              GError        **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
 }
 
 /* }}} */
@@ -3387,6 +3510,7 @@ on_breakpoint (FroggySession *self,
   g_autoptr(GError) error = NULL;
   FroggyBreakpoint *hit = NULL;
   GVariantBuilder *builder;
+  gboolean rewound;
 
   if (!g_hash_table_contains (process->sites, &pc))
     {
@@ -3400,8 +3524,15 @@ on_breakpoint (FroggySession *self,
     }
 
   /* Back onto the breakpoint's address, where the original instruction
-   * will run. */
-  if (!froggy_device_get_regs (self->device, thread->id, &regs, &error))
+   * will run.  A thread not put back stays stopped where it is: resumed
+   * past the int3, it would run the middle of an instruction. */
+  rewound = froggy_device_get_regs (self->device, thread->id, &regs, &error);
+  if (rewound)
+    {
+      regs.rip = pc;
+      rewound = froggy_device_set_regs (self->device, thread->id, &regs, &error);
+    }
+  if (!rewound)
     {
       /* Killed as it trapped: its death record comes next. */
       if (g_error_matches (error, FROGGY_ERROR, FROGGY_ERROR_NO_THREAD))
@@ -3410,8 +3541,6 @@ on_breakpoint (FroggySession *self,
         g_warning ("thread %d at a breakpoint: %s", thread->tid, error->message);
       return;
     }
-  regs.rip = pc;
-  froggy_device_set_regs (self->device, thread->id, &regs, NULL);
 
   if (!process->followed)
     {

@@ -172,6 +172,12 @@ gboolean       froggy_session_kill               (FroggySession      *self,
                                                   GError            **error);
 /* Takes the breakpoints out and lets everything run; ::ended follows. */
 void           froggy_session_detach             (FroggySession      *self);
+void           froggy_session_detach_async       (FroggySession      *self,
+                                                  GAsyncReadyCallback callback,
+                                                  gpointer            user_data);
+gboolean       froggy_session_detach_finish      (FroggySession      *self,
+                                                  GAsyncResult       *result,
+                                                  GError            **error);
 
 void           froggy_catch_spec_free            (FroggyCatchSpec    *spec);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FroggyCatchSpec, froggy_catch_spec_free)

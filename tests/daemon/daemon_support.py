@@ -11,9 +11,8 @@ import sys
 import time
 
 from froggy_rpc import Client
-from guest import BUILD, TOP, reachable_copy
+from guest import BUILD, FROGGYD, TOP, reachable_copy  # noqa: F401 (the tests import them from here)
 
-FROGGYD = os.path.join(BUILD, "froggyd", "froggyd")
 DEBUGGEE = os.path.join(BUILD, "tests", "programs", "debuggee")
 DEBUGGEE_SOURCE = os.path.join(TOP, "tests", "programs", "debuggee.c")
 NOBODY = 65534

@@ -248,3 +248,16 @@ def test_a_flooding_client_that_never_reads_is_cut_off(daemon):
 
     wait_for(lambda: len(sockets()) == 1, what="only the listening socket")
     flooder.close()
+    # The thousands of replies queued for it were dropped at once, not
+    # failed (and logged) one by one.
+    assert daemon.log().count("stream failure") == 0, daemon.log()[-2000:]
+
+
+@pytest.mark.parametrize("pid", [1e300, -1e300, 9.3e18, -9.3e18, 2.5, 1e-300])
+def test_numbers_no_integer_can_hold_are_refused(client, pid):
+    """A JSON number that is a double out of int64's range is refused,
+    never converted (undefined behaviour, which the sanitizer run
+    catches)."""
+    with pytest.raises(RpcError) as refused:
+        client.call("attach", pid=pid)
+    assert refused.value.code == -32602, refused.value

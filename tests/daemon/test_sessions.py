@@ -298,3 +298,45 @@ def test_stop_is_not_lost_to_a_busy_conditional_breakpoint(client):
     assert listed["id"] == never["id"] and listed["hits"] == 0
     client.call("kill", session=session)
     client.wait_event("session-ended")
+
+
+def test_detach_answers_when_an_attach_can_follow(client, spawn):
+    """With a breakpoint in a running process, a detach has to stop it
+    to take the int3 out: its answer comes after that, so an attach sent
+    right after it is not refused as already traced."""
+    process = spawn("spin")
+    wait_for(lambda: running(process.pid), what="the spinner")
+    for _ in range(3):
+        session = client.call("attach", pid=process.pid)["session"]
+        client.call("breakpoint.insert", session=session, location="leaf", condition="$rdi == 99")
+        client.call("continue", session=session)
+        client.call("detach", session=session)
+        again = client.call("attach", pid=process.pid)
+        assert again["threads"] == [process.pid]
+        client.call("detach", session=again["session"])
+    wait_for(lambda: running(process.pid), what="the detached spinner")
+    assert "TracerPid:\t0" in open(f"/proc/{process.pid}/status").read()
+
+
+def test_failed_launches_and_attaches_leave_the_daemon_whole(daemon, client, spawn, tmp_path):
+    """A launch or attach refused after its session was made: the
+    session is detached and gone (the sanitizer run checks its memory),
+    and the daemon serves on."""
+    not_executable = tmp_path / "script"
+    not_executable.write_text("no interpreter line\n")
+    not_executable.chmod(0o755)
+    for params, code in (({"argv": ["/nonexistent/program"]}, -32007),
+                         ({"argv": ["no-such-program-on-path"]}, -32007),
+                         ({"argv": [DEBUGGEE], "cwd": "/nonexistent"}, -32602),
+                         ({"argv": [str(not_executable)]}, -32001)):
+        with pytest.raises(RpcError) as refused:
+            client.call("launch", **params)
+        assert refused.value.code == code, (params, refused.value)
+    with pytest.raises(RpcError):
+        client.call("attach", pid=0x3ffffff0)
+    process = spawn("spin")
+    client.call("attach", pid=process.pid)
+    with pytest.raises(RpcError):
+        client.call("attach", pid=process.pid)
+    assert [entry["pid"] for entry in client.call("session.list")] == [process.pid]
+    assert launch(client, "basic")["pid"] > 0
