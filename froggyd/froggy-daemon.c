@@ -1136,7 +1136,16 @@ froggy_daemon_handle_call (FroggyDaemon  *self,
     if (g_str_equal (methods[i].method, method_name))
       method = &methods[i];
 
-  if (method == NULL)
+  if (g_str_equal (method_name, FROGGY_MESSAGE_INVALID_REQUEST))
+    {
+      const char *reason = "an invalid request";
+
+      /* What FroggyMessageGuard made of a request without a method. */
+      if (params != NULL && g_variant_is_of_type (params, G_VARIANT_TYPE_VARDICT))
+        g_variant_lookup (params, "reason", "&s", &reason);
+      g_set_error (&error, FROGGY_ERROR, FROGGY_ERROR_INVALID_REQUEST, "invalid request: %s", reason);
+    }
+  else if (method == NULL)
     g_set_error (&error, FROGGY_ERROR, FROGGY_ERROR_UNKNOWN_METHOD, "unknown method \"%s\"", method_name);
   else if (method->handler != handle_initialize && !froggy_peer_get_initialized (peer))
     g_set_error (&error, FROGGY_ERROR, FROGGY_ERROR_NOT_INITIALIZED, "call initialize first");

@@ -1,9 +1,11 @@
 /* froggy-message-guard.c
  *
- * A FroggyMessageGuard sits between a client's socket and jsonrpc-glib,
- * and follows the Content-Length framing of what passes through it.  It
- * fails the read, which ends that one connection, on what jsonrpc-glib
- * would otherwise take in whole or hand to a parser that cannot bear it:
+ * A FroggyMessageGuard sits between a client's socket and jsonrpc-glib.
+ * It follows the Content-Length framing of what comes in, holds each
+ * message until it is whole, and hands jsonrpc-glib that message, framed
+ * anew.  It fails the read, which ends that one connection, on what
+ * jsonrpc-glib would otherwise take in whole or hand to a parser that
+ * cannot bear it:
  *
  * - JSON nested deeper than FROGGY_MESSAGE_MAX_DEPTH: json-glib parses
  *   by recursion, and a 16 MiB body of "[" overflows the daemon's stack;
@@ -12,6 +14,15 @@
  * - GVariant bodies (Content-Type: application/gvariant, which jsonrpc-glib
  *   also speaks): the protocol is JSON.
  *
+ * And it gives jsonrpc-glib, which answers only requests with a method
+ * and params and ignores the rest, a request it answers for each one
+ * JSON-RPC 2.0 says must be answered:
+ *
+ * - a request without "params" (which JSON-RPC allows) gets empty ones;
+ * - a request whose "method" is missing or not a string becomes a call of
+ *   FROGGY_MESSAGE_INVALID_REQUEST, which the daemon answers with -32600
+ *   (method names that begin with "rpc." are JSON-RPC's own).
+ *
  * The framing is read as jsonrpc-glib reads it: header lines end with
  * "\r\n", "\r" or "\n", an empty line ends the headers, and the last
  * Content-Length counts.
@@ -19,6 +30,9 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #define G_LOG_DOMAIN "froggyd"
+
+#include <json-glib/json-glib.h>
+#include <string.h>
 
 #include "froggy-message-guard.h"
 
@@ -35,11 +49,16 @@ struct _FroggyMessageGuard
   gboolean after_cr;       /* a "\n" now ends no line: "\r\n" is one */
 
   /* In the body */
-  gboolean in_body;
-  gint64   body_left;
-  guint    depth;
-  gboolean in_string;
-  gboolean escaped;
+  gboolean    in_body;
+  gint64      body_left;
+  guint       depth;
+  gboolean    in_string;
+  gboolean    escaped;
+  GByteArray *body;
+
+  /* Whole messages, framed anew, for jsonrpc-glib to read */
+  GByteArray *ready;
+  gsize       ready_offset;
 };
 
 G_DEFINE_FINAL_TYPE (FroggyMessageGuard, froggy_message_guard, G_TYPE_FILTER_INPUT_STREAM)
@@ -94,6 +113,63 @@ guard_header_line (FroggyMessageGuard *self)
   return TRUE;
 }
 
+/* A request (it has an "id", and is no response) made one that
+ * jsonrpc-glib answers.  Returns whether it had to be changed. */
+static gboolean
+guard_normalize_request (JsonObject *message)
+{
+  JsonNode *method = json_object_get_member (message, "method");
+
+  if (!json_object_has_member (message, "id") ||
+      json_object_has_member (message, "result") || json_object_has_member (message, "error"))
+    return FALSE;
+  if (method == NULL || !JSON_NODE_HOLDS_VALUE (method) ||
+      json_node_get_value_type (method) != G_TYPE_STRING)
+    {
+      JsonObject *params = json_object_new ();
+
+      json_object_set_string_member (params, "reason", method == NULL ? "a request without a method"
+                                                                      : "a method that is not a string");
+      json_object_set_string_member (message, "method", FROGGY_MESSAGE_INVALID_REQUEST);
+      json_object_set_object_member (message, "params", params);
+      return TRUE;
+    }
+  if (json_object_has_member (message, "params"))
+    return FALSE;
+  json_object_set_object_member (message, "params", json_object_new ());
+  return TRUE;
+}
+
+/* A whole body has come: frame it anew for jsonrpc-glib, a request
+ * changed to be answered if need be.  A body that is not an object
+ * passes as it is: jsonrpc-glib ends the connection on it. */
+static void
+guard_message_done (FroggyMessageGuard *self)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autofree char *changed = NULL;
+  const guint8 *body = self->body->data;
+  gsize length = self->body->len;
+  g_autofree char *header = NULL;
+
+  if (json_parser_load_from_data (parser, (const char *) body, length, NULL) &&
+      JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+    {
+      JsonNode *root = json_parser_get_root (parser);
+
+      if (guard_normalize_request (json_node_get_object (root)))
+        {
+          changed = json_to_string (root, FALSE);
+          body = (const guint8 *) changed;
+          length = strlen (changed);
+        }
+    }
+  header = g_strdup_printf ("Content-Length: %" G_GSIZE_FORMAT "\r\n\r\n", length);
+  g_byte_array_append (self->ready, (const guint8 *) header, strlen (header));
+  g_byte_array_append (self->ready, body, length);
+  g_byte_array_set_size (self->body, 0);
+}
+
 /* Follow @len bytes through the framing and the JSON nesting. */
 static gboolean
 guard_scan (FroggyMessageGuard *self,
@@ -133,8 +209,10 @@ guard_scan (FroggyMessageGuard *self,
           else if ((c == ']' || c == '}') && self->depth > 0)
             self->depth--;
 
+          g_byte_array_append (self->body, &c, 1);
           if (--self->body_left == 0)
             {
+              guard_message_done (self);
               self->in_body = FALSE;
               self->content_length = -1;
               self->header_bytes = 0;
@@ -162,6 +240,30 @@ guard_base (FroggyMessageGuard *self)
   return g_filter_input_stream_get_base_stream (G_FILTER_INPUT_STREAM (self));
 }
 
+/* Up to @count bytes of the whole messages ready. */
+static gsize
+guard_take_ready (FroggyMessageGuard *self,
+                  void               *buffer,
+                  gsize               count)
+{
+  gsize n = MIN (count, self->ready->len - self->ready_offset);
+
+  memcpy (buffer, self->ready->data + self->ready_offset, n);
+  self->ready_offset += n;
+  if (self->ready_offset == self->ready->len)
+    {
+      g_byte_array_set_size (self->ready, 0);
+      self->ready_offset = 0;
+    }
+  return n;
+}
+
+static gboolean
+guard_has_ready (FroggyMessageGuard *self)
+{
+  return self->ready->len > self->ready_offset;
+}
+
 static gssize
 froggy_message_guard_read (GInputStream  *stream,
                            void          *buffer,
@@ -170,17 +272,33 @@ froggy_message_guard_read (GInputStream  *stream,
                            GError       **error)
 {
   FroggyMessageGuard *self = FROGGY_MESSAGE_GUARD (stream);
-  gssize n;
 
-  if (self->error == NULL)
+  while (!guard_has_ready (self))
     {
-      n = g_input_stream_read (guard_base (self), buffer, count, cancellable, error);
-      if (n <= 0 || guard_scan (self, buffer, n))
+      guint8 scratch[4096];
+      gssize n;
+
+      if (self->error != NULL)
+        {
+          g_propagate_error (error, g_error_copy (self->error));
+          return -1;
+        }
+      n = g_input_stream_read (guard_base (self), scratch, sizeof scratch, cancellable, error);
+      if (n <= 0)
         return n;
+      guard_scan (self, scratch, n);
     }
-  g_propagate_error (error, g_error_copy (self->error));
-  return -1;
+  return guard_take_ready (self, buffer, count);
 }
+
+typedef struct
+{
+  void   *buffer;
+  gsize   count;
+  guint8  scratch[4096];
+} GuardRead;
+
+static void guard_read_more (GTask *task);
 
 static void
 guard_read_done (GObject      *object,
@@ -189,16 +307,41 @@ guard_read_done (GObject      *object,
 {
   g_autoptr(GTask) task = user_data;
   FroggyMessageGuard *self = g_task_get_source_object (task);
+  GuardRead *read = g_task_get_task_data (task);
   GError *error = NULL;
   gssize n;
 
   n = g_input_stream_read_finish (G_INPUT_STREAM (object), result, &error);
   if (n < 0)
     g_task_return_error (task, error);
-  else if (n > 0 && !guard_scan (self, g_task_get_task_data (task), n))
+  else if (n == 0)
+    g_task_return_int (task, 0);
+  else
+    {
+      guard_scan (self, read->scratch, n);
+      guard_read_more (g_steal_pointer (&task));
+    }
+}
+
+/* Whole messages ready are returned; else, unless failed, read on. */
+static void
+guard_read_more (GTask *task)
+{
+  FroggyMessageGuard *self = g_task_get_source_object (task);
+  GuardRead *read = g_task_get_task_data (task);
+
+  if (guard_has_ready (self))
+    g_task_return_int (task, guard_take_ready (self, read->buffer, read->count));
+  else if (self->error != NULL)
     g_task_return_error (task, g_error_copy (self->error));
   else
-    g_task_return_int (task, n);
+    {
+      g_input_stream_read_async (guard_base (self), read->scratch, sizeof read->scratch,
+                                 g_task_get_priority (task), g_task_get_cancellable (task),
+                                 guard_read_done, task);
+      return;
+    }
+  g_object_unref (task);
 }
 
 static void
@@ -211,17 +354,15 @@ froggy_message_guard_read_async (GInputStream        *stream,
                                  gpointer             user_data)
 {
   FroggyMessageGuard *self = FROGGY_MESSAGE_GUARD (stream);
-  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+  GuardRead *read = g_new0 (GuardRead, 1);
 
   g_task_set_source_tag (task, froggy_message_guard_read_async);
-  g_task_set_task_data (task, buffer, NULL);
-  if (self->error != NULL)
-    {
-      g_task_return_error (task, g_error_copy (self->error));
-      return;
-    }
-  g_input_stream_read_async (guard_base (self), buffer, count, io_priority, cancellable,
-                             guard_read_done, g_steal_pointer (&task));
+  g_task_set_priority (task, io_priority);
+  read->buffer = buffer;
+  read->count = count;
+  g_task_set_task_data (task, read, g_free);
+  guard_read_more (task);
 }
 
 static gssize
@@ -252,6 +393,8 @@ froggy_message_guard_finalize (GObject *object)
 
   g_clear_error (&self->error);
   g_string_free (self->line, TRUE);
+  g_byte_array_unref (self->body);
+  g_byte_array_unref (self->ready);
   G_OBJECT_CLASS (froggy_message_guard_parent_class)->finalize (object);
 }
 
@@ -272,6 +415,8 @@ static void
 froggy_message_guard_init (FroggyMessageGuard *self)
 {
   self->line = g_string_new (NULL);
+  self->body = g_byte_array_new ();
+  self->ready = g_byte_array_new ();
   self->content_length = -1;
 }
 

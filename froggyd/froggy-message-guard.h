@@ -14,6 +14,9 @@ G_BEGIN_DECLS
 #define FROGGY_MESSAGE_MAX_SIZE    (16 * 1024 * 1024)
 /* The most header bytes before a body. */
 #define FROGGY_MESSAGE_MAX_HEADERS 8192
+/* The method a request without a (string) method is turned into; the
+ * daemon answers it with -32600, invalid request. */
+#define FROGGY_MESSAGE_INVALID_REQUEST "rpc.invalid-request"
 
 #define FROGGY_TYPE_MESSAGE_GUARD (froggy_message_guard_get_type ())
 G_DECLARE_FINAL_TYPE (FroggyMessageGuard, froggy_message_guard, FROGGY, MESSAGE_GUARD,

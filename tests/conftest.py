@@ -1,6 +1,8 @@
 """Fixtures shared by the whole guest suite (paths are in guest.py)."""
 
+import glob
 import os
+import shutil
 
 import pytest
 
@@ -42,6 +44,30 @@ def pytest_sessionfinish(session, exitstatus):
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     if reporter and reporter.stats.get("skipped") and exitstatus == 0:
         session.exitstatus = 1
+
+
+# Where the sanitizers write their reports when froggyd and froggy come
+# from the sanitizer build (tests/guest-suite --sanitizers).
+SANITIZER_REPORTS = os.environ.get("FROGGY_SANITIZER_REPORTS")
+
+
+@pytest.fixture(autouse=True)
+def no_sanitizer_report():
+    """A report of ASan, LSan or UBSan from anything the test ran fails
+    that test, with the report; it is then set aside, so that the next
+    test starts clean."""
+    yield
+    if not SANITIZER_REPORTS:
+        return
+    reports = sorted(glob.glob(os.path.join(SANITIZER_REPORTS, "*.*")))
+    if not reports:
+        return
+    texts = []
+    for report in reports:
+        with open(report, errors="replace") as text:
+            texts.append(f"--- {os.path.basename(report)}\n{text.read()}")
+        shutil.move(report, os.path.join(SANITIZER_REPORTS, "seen"))
+    pytest.fail("sanitizer reports:\n" + "\n".join(texts), pytrace=False)
 
 
 @pytest.fixture(scope="session")

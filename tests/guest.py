@@ -11,6 +11,11 @@ import subprocess
 
 TOP = os.environ.get("FROGGY_TOP", os.path.dirname(os.path.dirname(__file__)))
 BUILD = os.environ.get("FROGGY_BUILD", os.path.join(TOP, "build"))
+# Where froggyd and froggy come from: BUILD, or the sanitizer build
+# (tests/guest-suite --sanitizers).  Everything else comes from BUILD.
+USER_SPACE = os.environ.get("FROGGY_USER_SPACE", BUILD)
+FROGGYD = os.path.join(USER_SPACE, "froggyd", "froggyd")
+FROGGY = os.path.join(USER_SPACE, "client", "froggy")
 
 
 # Where reachable_copy() leaves its copies: the guest's /tmp, a tmpfs.

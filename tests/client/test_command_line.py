@@ -12,9 +12,9 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "daemon"))
 
-from daemon_support import BUILD, DEBUGGEE, Daemon, mark, process_state, wait_for  # noqa: E402
+from daemon_support import DEBUGGEE, Daemon, mark, process_state, wait_for  # noqa: E402
+from guest import FROGGY  # noqa: E402
 
-FROGGY = os.path.join(BUILD, "client", "froggy")
 
 
 @pytest.fixture(scope="module")

@@ -9,9 +9,9 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "daemon"))
 
-from daemon_support import BUILD, DEBUGGEE, process_state, wait_for  # noqa: E402
+from daemon_support import DEBUGGEE, process_state, wait_for  # noqa: E402
+from guest import FROGGY  # noqa: E402
 
-FROGGY = os.path.join(BUILD, "client", "froggy")
 
 
 class Rpc:
@@ -115,15 +115,20 @@ def test_piped_script_and_bad_lines(tmp_path):
                     "params": {}}),
         json.dumps({"jsonrpc": "2.0", "id": 3, "method": "session.list",
                     "params": {}}),
+        # Without params, as JSON-RPC allows; without a method: invalid.
+        json.dumps({"jsonrpc": "2.0", "id": 4, "method": "session.list"}),
+        json.dumps({"jsonrpc": "2.0", "id": 5}),
     ]) + "\n"
     try:
         done = subprocess.run([FROGGY, "--socket", socket_path, "rpc"],
                               input=script, capture_output=True, text=True,
                               timeout=120)
         answers = [json.loads(line) for line in done.stdout.splitlines()]
-        assert [a["id"] for a in answers] == [1, 2, 3]
+        assert [a["id"] for a in answers] == [1, 2, 3, 4, 5]
         assert answers[1]["error"]["code"] == -32601
         assert answers[2]["result"] == []
+        assert answers[3]["result"] == []
+        assert answers[4]["error"]["code"] == -32600
         # The bad lines are named on stderr, and the status says so.
         assert "line 3 is not JSON" in done.stderr
         assert "line 4 is not a JSON object" in done.stderr

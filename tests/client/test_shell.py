@@ -11,11 +11,10 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "daemon"))
 
-from daemon_support import BUILD, DEBUGGEE, Daemon, mark, process_state, wait_for  # noqa: E402
-from guest import as_user  # noqa: E402
+from daemon_support import DEBUGGEE, Daemon, mark, process_state, wait_for  # noqa: E402
+from guest import FROGGY, as_user  # noqa: E402
 from terminal import Terminal  # noqa: E402
 
-FROGGY = os.path.join(BUILD, "client", "froggy")
 NOBODY = 65534
 
 
