@@ -101,6 +101,12 @@ pending_remove (FroggyScript *self,
     g_hash_table_remove (self->pending, key);
 }
 
+static gboolean
+is_response (JsonObject *message)
+{
+  return json_object_has_member (message, "result") || json_object_has_member (message, "error");
+}
+
 static void
 on_message (FroggyScript     *self,
             JsonNode         *node,
@@ -121,7 +127,7 @@ on_message (FroggyScript     *self,
     }
 
   /* A response, not a notification: one answer less to wait for. */
-  if (!json_object_has_member (message, "method") && (key = id_key (message)) != NULL)
+  if (is_response (message) && (key = id_key (message)) != NULL)
     pending_remove (self, key);
   maybe_done (self);
 }
@@ -171,8 +177,9 @@ send_line (FroggyScript *self,
       finish (self, 1);
       return;
     }
-  /* A request with an id is owed an answer; a notification is not. */
-  if (json_object_has_member (json_node_get_object (root), "method") &&
+  /* Whatever has an id and is no response is owed an answer (an
+   * invalid request's is an error); a notification is not. */
+  if (!is_response (json_node_get_object (root)) &&
       (key = id_key (json_node_get_object (root))) != NULL)
     pending_add (self, key);
 }

@@ -147,13 +147,12 @@ run_shell (Options            *options,
 
 /* gdb spells them -ex and -batch; GOption wants --ex and --batch.  Only
  * froggy's own words are translated: the scan ends at "--", or at the
- * second word that is not an option (the first is the command; the
- * second is the PID or the program, whose arguments are its own). */
+ * program of "run", whose arguments are its own. */
 static void
 translate_gdb_options (int    argc,
                        char **argv)
 {
-  gboolean seen_command = FALSE;
+  const char *command = NULL;
 
   for (int i = 1; i < argc; i++)
     {
@@ -170,20 +169,25 @@ translate_gdb_options (int    argc,
         i++;
       else if (word[0] != '-')
         {
-          if (seen_command)
+          if (command != NULL && g_str_equal (command, "run"))
             break;
-          seen_command = TRUE;
+          if (command == NULL)
+            command = word;
         }
     }
 }
 
+/* @strict: the parse ends at the first operand (the command, or the
+ * program of "run"); else options and operands mix ("attach PID -x
+ * FILE"). */
 static gboolean
 parse_options (GOptionContext  *context,
-               char          ***argv)
+               char          ***argv,
+               gboolean         strict)
 {
   g_autoptr(GError) error = NULL;
 
-  g_option_context_set_strict_posix (context, TRUE);
+  g_option_context_set_strict_posix (context, strict);
   if (!g_option_context_parse_strv (context, argv, &error))
     {
       g_printerr ("froggy: %s\n", error->message);
@@ -249,7 +253,7 @@ main (int   argc,
   g_option_group_add_entries (group, global_entries);
   g_option_group_add_entries (group, startup_entries);
   g_option_context_set_main_group (context, group);
-  if (!parse_options (context, &words))
+  if (!parse_options (context, &words, TRUE))
     return EXIT_FAILURE;
   if (options.version)
     {
@@ -273,7 +277,7 @@ main (int   argc,
     g_option_group_add_entries (group, startup_entries);
   g_option_group_add_entries (group, command_entries);
   g_option_context_set_main_group (command_context, group);
-  if (!parse_options (command_context, &command_words))
+  if (!parse_options (command_context, &command_words, g_str_equal (command, "run")))
     return EXIT_FAILURE;
   if (socket_path == NULL)
     socket_path = froggy_connection_default_path ();
