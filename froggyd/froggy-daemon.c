@@ -200,85 +200,44 @@ release_peer (FroggyDaemon *self,
 
 /* Permission {{{ */
 
-/* Whether @peer could ptrace @pid itself: the daemon may be root serving
- * everybody.  The same rules as ptrace_may_access(): a peer's uid must
- * own the target entirely (real, effective and saved ids) and the target
- * must be dumpable (/proc/PID is then owned by it, not by root), unless
- * the peer is root.  Yama's ptrace_scope applies on top. */
+/* The kernel refused @peer's request about @pid: say so, with Yama's
+ * scope when it has one, the usual reason. */
+static GError *
+permission_denied (FroggyPeer   *peer,
+                   pid_t         pid,
+                   const GError *refused)
+{
+  g_autofree char *scope_text = NULL;
+  int scope = 0;
+
+  if (g_file_get_contents ("/proc/sys/kernel/yama/ptrace_scope", &scope_text, NULL, NULL))
+    scope = atoi (scope_text);
+  if (scope == 0)
+    return g_error_new (FROGGY_ERROR, FROGGY_ERROR_PERMISSION,
+                        "permission denied: the kernel does not let uid %u trace process %d (%s)",
+                        froggy_peer_get_uid (peer), pid, refused->message);
+  return g_error_new (FROGGY_ERROR, FROGGY_ERROR_PERMISSION,
+                      "permission denied: the kernel does not let uid %u trace process %d "
+                      "under Yama ptrace_scope %d (%s)",
+                      froggy_peer_get_uid (peer), pid, scope, refused->message);
+}
+
+/* Whether @peer may trace process @pid, as the kernel judges it (see
+ * froggy-credentials.c); a daemon that is not root serves its own user. */
 static gboolean
 peer_may_trace (FroggyPeer  *peer,
                 pid_t        pid,
                 GError     **error)
 {
-  g_autofree char *status_path = g_strdup_printf ("/proc/%d/status", pid);
-  g_autofree char *proc_path = g_strdup_printf ("/proc/%d", pid);
-  g_autofree char *status = NULL;
-  g_autofree char *scope_text = NULL;
-  uid_t uid = froggy_peer_get_uid (peer);
-  gid_t gid = froggy_peer_get_gid (peer);
-  unsigned int ids[4];
-  const char *line;
-  struct stat st;
-  int scope = 0;
+  g_autoptr(GError) local_error = NULL;
 
-  if (!g_file_get_contents (status_path, &status, NULL, NULL) || stat (proc_path, &st) < 0)
-    {
-      g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_NO_THREAD, "no process %d", pid);
-      return FALSE;
-    }
-  if (uid == 0)
+  if (geteuid () != 0 ||
+      froggy_credentials_may_trace (froggy_peer_get_credentials (peer), pid, &local_error))
     return TRUE;
-
-  if (g_file_get_contents ("/proc/sys/kernel/yama/ptrace_scope", &scope_text, NULL, NULL))
-    scope = atoi (scope_text);
-  if (scope >= 2)
-    {
-      g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_PERMISSION,
-                   scope == 2 ? "permission denied: Yama ptrace_scope %d lets only root trace"
-                              : "permission denied: Yama ptrace_scope %d forbids all tracing",
-                   scope);
-      return FALSE;
-    }
-
-  line = strstr (status, "\nUid:");
-  if (line == NULL || sscanf (line, "\nUid: %u %u %u %u", &ids[0], &ids[1], &ids[2], &ids[3]) != 4 ||
-      ids[0] != uid || ids[1] != uid || ids[2] != uid)
-    goto denied;
-  line = strstr (status, "\nGid:");
-  if (line == NULL || sscanf (line, "\nGid: %u %u %u %u", &ids[0], &ids[1], &ids[2], &ids[3]) != 4 ||
-      ids[0] != gid || ids[1] != gid || ids[2] != gid)
-    goto denied;
-  if (st.st_uid != uid)
-    goto denied;
-
-  if (scope == 1)
-    {
-      /* Only descendants of the peer. */
-      pid_t ancestor = pid;
-
-      while (ancestor > 1 && ancestor != froggy_peer_get_pid (peer))
-        {
-          g_autofree char *path = g_strdup_printf ("/proc/%d/stat", ancestor);
-          g_autofree char *stat_text = NULL;
-          const char *close_paren;
-
-          if (!g_file_get_contents (path, &stat_text, NULL, NULL) ||
-              (close_paren = strrchr (stat_text, ')')) == NULL ||
-              sscanf (close_paren + 2, "%*c %d", &ancestor) != 1)
-            break;
-        }
-      if (ancestor != froggy_peer_get_pid (peer))
-        {
-          g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_PERMISSION,
-                       "permission denied: Yama ptrace_scope 1 and %d is not your descendant", pid);
-          return FALSE;
-        }
-    }
-  return TRUE;
-
-denied:
-  g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_PERMISSION,
-               "permission denied: uid %u may not trace process %d", uid, pid);
+  if (g_error_matches (local_error, FROGGY_ERROR, FROGGY_ERROR_PERMISSION))
+    g_propagate_error (error, permission_denied (peer, pid, local_error));
+  else
+    g_propagate_error (error, g_steal_pointer (&local_error));
   return FALSE;
 }
 
@@ -432,22 +391,21 @@ handle_attach (Request *request)
       reply_error (request, error);
       return;
     }
-  if (!peer_may_trace (request->peer, pid, &error))
-    {
-      reply_error (request, error);
-      return;
-    }
-
+  /* The attach is the client's own request: the kernel judges it. */
   session = new_session (request->self, request, follow_fork, &error);
-  /* Checked again once attached: the pid checked before may have been
-   * reused by then, and the attached process can no longer change. */
   if (session == NULL ||
       (lossless && !froggy_session_set_lossless (session, &error)) ||
-      !froggy_session_attach (session, pid, all_threads, &error) ||
-      !peer_may_trace (request->peer, pid, &error))
+      !froggy_session_attach (session, pid, all_threads,
+                              froggy_peer_get_credentials (request->peer), &error))
     {
       if (session != NULL)
         froggy_session_detach (session);
+      if (g_error_matches (error, FROGGY_ERROR, FROGGY_ERROR_PERMISSION))
+        {
+          g_autoptr(GError) refused = g_steal_pointer (&error);
+
+          error = permission_denied (request->peer, pid, refused);
+        }
       reply_error (request, error);
       return;
     }
@@ -1203,34 +1161,24 @@ froggy_daemon_client_accepted (FroggyDaemon  *self,
                                JsonrpcClient *client,
                                JsonrpcServer *server)
 {
-  g_autoptr(GCredentials) credentials = NULL;
+  FroggyCredentials *credentials = NULL;
   g_autoptr(GError) error = NULL;
-  uid_t uid = (uid_t) -1;
-  gid_t gid = (gid_t) -1;
-  pid_t pid = 0;
+  GSocket *socket = self->accepting ? g_socket_connection_get_socket (self->accepting) : NULL;
 
   /* JsonrpcClient does not give its stream back, so the connection
    * being accepted is parked on self by froggy_daemon_incoming(). */
-  if (self->accepting != NULL)
-    credentials = g_socket_get_credentials (g_socket_connection_get_socket (self->accepting),
-                                            &error);
-  if (credentials != NULL)
+  if (socket != NULL)
+    credentials = froggy_credentials_new_from_socket (socket, &error);
+  if (credentials == NULL)
     {
-      struct ucred *ucred = g_credentials_get_native (credentials, G_CREDENTIALS_TYPE_LINUX_UCRED);
-
-      uid = ucred->uid;
-      gid = ucred->gid;
-      pid = ucred->pid;
+      g_message ("a client without credentials (%s): it may reach nothing",
+                 error ? error->message : "not a socket");
+      credentials = froggy_credentials_new_unknown ();
     }
-  else
-    g_message ("a client without credentials (%s): it may reach nothing",
-               error ? error->message : "not a socket");
 
-  g_debug ("client %d (uid %d) connected", pid, uid);
-  g_hash_table_insert (self->peers, client,
-                       froggy_peer_new (client,
-                                        self->accepting ? g_socket_connection_get_socket (self->accepting) : NULL,
-                                        uid, gid, pid));
+  g_debug ("client %d (uid %d) connected", froggy_credentials_get_pid (credentials),
+           froggy_credentials_get_uid (credentials));
+  g_hash_table_insert (self->peers, client, froggy_peer_new (client, socket, credentials));
 }
 
 static void

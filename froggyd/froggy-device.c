@@ -379,6 +379,60 @@ froggy_device_attach (FroggyDevice  *self,
   return TRUE;
 }
 
+typedef struct
+{
+  int                  fd;
+  struct utrace_attach attach;
+} AttachAsClient;
+
+static int
+attach_as_client (gpointer  data,
+                  guint64  *id)
+{
+  AttachAsClient *call = data;
+
+  if (ioctl (call->fd, UTRACE_IOC_ATTACH, &call->attach) < 0)
+    return -errno;
+  *id = call->attach.id;
+  return 0;
+}
+
+/**
+ * froggy_device_attach_as:
+ * @client: whose request it is
+ *
+ * froggy_device_attach(), made by a helper that has become @client
+ * (froggy_credentials_run_as()) when the daemon is root: the kernel
+ * judges the client's right to trace @tid, not the daemon's.
+ */
+gboolean
+froggy_device_attach_as (FroggyDevice            *self,
+                         const FroggyCredentials *client,
+                         pid_t                    tid,
+                         guint32                  flags,
+                         guint64                  events,
+                         guint64                  nonstop,
+                         guint64                 *id,
+                         GError                 **error)
+{
+  AttachAsClient call = {
+    .fd = self->fd,
+    .attach = {
+      .size = sizeof call.attach,
+      .flags = flags,
+      .tid = tid,
+      .events = events,
+      .nonstop = nonstop,
+    },
+  };
+
+  g_return_val_if_fail (FROGGY_IS_DEVICE (self), FALSE);
+
+  if (geteuid () != 0)
+    return froggy_device_attach (self, tid, flags, events, nonstop, id, error);
+  return froggy_credentials_run_as (client, attach_as_client, &call, "attach", id, error);
+}
+
 gboolean
 froggy_device_detach (FroggyDevice  *self,
                       guint64        id,

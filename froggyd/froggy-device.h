@@ -9,6 +9,8 @@
 #include <sys/types.h>
 #include <sys/user.h>
 
+#include "froggy-credentials.h"
+
 G_BEGIN_DECLS
 
 #define FROGGY_TYPE_DEVICE (froggy_device_get_type ())
@@ -30,6 +32,14 @@ void          froggy_device_pause_reading  (FroggyDevice                 *self);
 void          froggy_device_resume_reading (FroggyDevice                 *self);
 gboolean      froggy_device_is_paused    (FroggyDevice                   *self);
 gboolean      froggy_device_attach       (FroggyDevice                   *self,
+                                          pid_t                           tid,
+                                          guint32                         flags,
+                                          guint64                         events,
+                                          guint64                         nonstop,
+                                          guint64                        *id,
+                                          GError                        **error);
+gboolean      froggy_device_attach_as    (FroggyDevice                   *self,
+                                          const FroggyCredentials        *client,
                                           pid_t                           tid,
                                           guint32                         flags,
                                           guint64                         events,

@@ -38,8 +38,7 @@ struct _FroggyPeer
   GObject        parent_instance;
   JsonrpcClient *client;
   GSocket       *socket;   /* the connection's, to cut it off */
-  uid_t          uid;
-  gid_t          gid;
+  FroggyCredentials *credentials;
   pid_t          pid;
   guint          queued;
   GHashTable    *dropped;  /* session id -> notifications dropped */
@@ -63,6 +62,7 @@ froggy_peer_finalize (GObject *object)
 
   g_clear_object (&self->client);
   g_clear_object (&self->socket);
+  g_clear_pointer (&self->credentials, froggy_credentials_free);
   g_clear_pointer (&self->dropped, g_hash_table_unref);
   G_OBJECT_CLASS (froggy_peer_parent_class)->finalize (object);
 }
@@ -90,20 +90,24 @@ froggy_peer_init (FroggyPeer *self)
 }
 
 FroggyPeer *
-froggy_peer_new (JsonrpcClient *client,
-                 GSocket       *socket,
-                 uid_t          uid,
-                 gid_t          gid,
-                 pid_t          pid)
+froggy_peer_new (JsonrpcClient     *client,
+                 GSocket           *socket,
+                 FroggyCredentials *credentials)
 {
   FroggyPeer *self = g_object_new (FROGGY_TYPE_PEER, NULL);
 
   self->client = g_object_ref (client);
   self->socket = socket ? g_object_ref (socket) : NULL;
-  self->uid = uid;
-  self->gid = gid;
-  self->pid = pid;
+  self->credentials = credentials;
+  self->pid = froggy_credentials_get_pid (credentials);
   return self;
+}
+
+const FroggyCredentials *
+froggy_peer_get_credentials (FroggyPeer *self)
+{
+  g_return_val_if_fail (FROGGY_IS_PEER (self), NULL);
+  return self->credentials;
 }
 
 JsonrpcClient *
@@ -117,14 +121,14 @@ uid_t
 froggy_peer_get_uid (FroggyPeer *self)
 {
   g_return_val_if_fail (FROGGY_IS_PEER (self), (uid_t) -1);
-  return self->uid;
+  return froggy_credentials_get_uid (self->credentials);
 }
 
 gid_t
 froggy_peer_get_gid (FroggyPeer *self)
 {
   g_return_val_if_fail (FROGGY_IS_PEER (self), (gid_t) -1);
-  return self->gid;
+  return froggy_credentials_get_gid (self->credentials);
 }
 
 pid_t

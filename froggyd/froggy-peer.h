@@ -7,17 +7,20 @@
 #include <jsonrpc-glib.h>
 #include <sys/types.h>
 
+#include "froggy-credentials.h"
+
 G_BEGIN_DECLS
 
 #define FROGGY_TYPE_PEER (froggy_peer_get_type ())
 G_DECLARE_FINAL_TYPE (FroggyPeer, froggy_peer, FROGGY, PEER, GObject)
 
-FroggyPeer    *froggy_peer_new             (JsonrpcClient *client,
-                                            GSocket       *socket,
-                                            uid_t          uid,
-                                            gid_t          gid,
-                                            pid_t          pid);
+/* Takes @credentials. */
+FroggyPeer    *froggy_peer_new             (JsonrpcClient     *client,
+                                            GSocket           *socket,
+                                            FroggyCredentials *credentials);
 JsonrpcClient *froggy_peer_get_client      (FroggyPeer    *self);
+const FroggyCredentials *
+               froggy_peer_get_credentials (FroggyPeer    *self);
 uid_t          froggy_peer_get_uid         (FroggyPeer    *self);
 gid_t          froggy_peer_get_gid         (FroggyPeer    *self);
 pid_t          froggy_peer_get_pid         (FroggyPeer    *self);

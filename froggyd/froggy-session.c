@@ -35,7 +35,6 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -1980,9 +1979,7 @@ enum
 typedef struct
 {
   int   fd;
-  uid_t uid;
-  gid_t gid;
-  gboolean drop;
+  const FroggyCredentials *client;
   guint64 events;
   guint64 nonstop;
   guint32 flags;
@@ -2011,11 +2008,10 @@ launch_child (const LaunchSetup  *setup,
   int io;
 
   /* The client's files and directory, opened as the client: a root
-   * daemon must not open /etc/shadow for someone who asks. */
-  if (setup->drop &&
-      (setgroups (1, &setup->gid) < 0 ||
-       setresgid (setup->gid, setup->gid, setup->gid) < 0 ||
-       setresuid (setup->uid, setup->uid, setup->uid) < 0))
+   * daemon must not open /etc/shadow for someone who asks.  The program
+   * runs with the client's groups and capabilities, and the attach to
+   * itself is the kernel's to allow or refuse. */
+  if (froggy_credentials_become (setup->client) < 0)
     _exit (LAUNCH_EXIT_CREDENTIALS);
   io = open (stdio, O_RDWR | O_CREAT, 0644);
   if (io < 0 || dup2 (io, 0) < 0 || dup2 (io, 1) < 0 || dup2 (io, 2) < 0)
@@ -2089,9 +2085,7 @@ froggy_session_launch (FroggySession      *self,
 {
   LaunchSetup setup = {
     .fd = froggy_device_get_fd (self->device),
-    .uid = froggy_peer_get_uid (owner),
-    .gid = froggy_peer_get_gid (owner),
-    .drop = geteuid () == 0 && froggy_peer_get_uid (owner) != 0,
+    .client = froggy_peer_get_credentials (owner),
     .events = self->events,
     .nonstop = self->nonstop,
     .flags = UTRACE_ATTACH_LAUNCH | attach_flags (self),
@@ -2102,7 +2096,7 @@ froggy_session_launch (FroggySession      *self,
 
   g_return_val_if_fail (FROGGY_IS_SESSION (self), FALSE);
 
-  if (setup.uid == (uid_t) -1)
+  if (!froggy_credentials_known (setup.client))
     {
       g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_PERMISSION,
                    "the client's credentials are unknown: it may not launch");
@@ -2152,10 +2146,11 @@ froggy_session_launch (FroggySession      *self,
 }
 
 gboolean
-froggy_session_attach (FroggySession  *self,
-                       pid_t           pid,
-                       gboolean        all_threads,
-                       GError        **error)
+froggy_session_attach (FroggySession           *self,
+                       pid_t                    pid,
+                       gboolean                 all_threads,
+                       const FroggyCredentials *client,
+                       GError                 **error)
 {
   guint64 id;
   guint32 flags = attach_flags (self) | UTRACE_ATTACH_STOP;
@@ -2164,7 +2159,8 @@ froggy_session_attach (FroggySession  *self,
 
   if (all_threads)
     flags |= UTRACE_ATTACH_GROUP;
-  if (!froggy_device_attach (self->device, pid, flags, self->events, self->nonstop, &id, error))
+  if (!froggy_device_attach_as (self->device, client, pid, flags, self->events, self->nonstop,
+                                &id, error))
     return FALSE;
   self->pid = pid;
   process_lookup (self, pid);

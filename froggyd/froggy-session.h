@@ -62,9 +62,11 @@ gboolean       froggy_session_launch             (FroggySession      *self,
                                                   const char         *stdio,
                                                   FroggyPeer         *owner,
                                                   GError            **error);
+/* The attach is @client's request: the kernel judges its right. */
 gboolean       froggy_session_attach             (FroggySession      *self,
                                                   pid_t               pid,
                                                   gboolean            all_threads,
+                                                  const FroggyCredentials *client,
                                                   GError            **error);
 /* Completes once every thread named has stopped or is gone.  With @tids
  * NULL: every thread, and those born of them while they are waited for,

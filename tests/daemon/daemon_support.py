@@ -1,6 +1,7 @@
 """What the froggyd tests share: the paths, a daemon on its own socket,
 the debuggee's marked lines, and the steps every test takes."""
 
+import ctypes
 import json
 import os
 import re
@@ -146,16 +147,42 @@ print(json.dumps(results))
 """
 
 
-def calls_as_user(uid, socket, calls, timeout=900):
-    """Connect to the daemon at socket as user uid and make calls, a list
-    of (name, method, params), in turn; then disconnect.  Returns
-    {name: the result, or [code, message] for an error}."""
+CAP_SYS_PTRACE = 19
+
+
+def _become(uid, groups, capabilities):
+    """What a child does before its exec to be uid, in groups (and its own
+    group uid), with the capabilities listed in effect across the exec
+    (ambient), and none else."""
+    def become():
+        libc = ctypes.CDLL(None, use_errno=True)
+        os.setgroups(list(groups))
+        os.setresgid(uid, uid, uid)
+        if capabilities:
+            assert libc.prctl(8, 1, 0, 0, 0) == 0            # PR_SET_KEEPCAPS
+        os.setresuid(uid, uid, uid)
+        if capabilities:
+            mask = sum(1 << capability for capability in capabilities)
+            header = (ctypes.c_uint32 * 2)(0x20080522, 0)      # _LINUX_CAPABILITY_VERSION_3
+            data = (ctypes.c_uint32 * 6)(mask, mask, mask, 0, 0, 0)
+            assert libc.capset(header, data) == 0, ctypes.get_errno()
+            for capability in capabilities:                     # PR_CAP_AMBIENT, RAISE
+                assert libc.prctl(47, 2, capability, 0, 0) == 0, ctypes.get_errno()
+    return become
+
+
+def calls_as_user(uid, socket, calls, timeout=900, groups=(), capabilities=()):
+    """Connect to the daemon at socket as user uid (with supplementary
+    groups and capabilities, if given) and make calls, a list of (name,
+    method, params), in turn; then disconnect.  Returns {name: the
+    result, or [code, message] for an error}."""
     client_module = reachable_copy(os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                 "froggy_rpc.py"))
     helper = subprocess.run(
         [sys.executable, "-c", _CALLS_AS_USER, os.path.dirname(client_module),
          socket, json.dumps(calls)],
-        user=uid, group=uid, capture_output=True, text=True, timeout=timeout)
+        preexec_fn=_become(uid, groups, capabilities),
+        capture_output=True, text=True, timeout=timeout)
     assert helper.returncode == 0, helper.stderr
     results = json.loads(helper.stdout)
     assert results.pop("uid") == uid

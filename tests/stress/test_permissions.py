@@ -13,11 +13,12 @@ import fcntl
 import os
 import struct
 import subprocess
+import tempfile
 
 import pytest
 
-from daemon_support import (DEBUGGEE, NOBODY, Daemon, call_as_user, calls_as_user,
-                            process_state, wait_for)
+from daemon_support import (CAP_SYS_PTRACE, DEBUGGEE, NOBODY, Daemon, call_as_user,
+                            calls_as_user, process_state, wait_for)
 from froggy_rpc import RpcError
 from guest import as_user
 
@@ -133,6 +134,78 @@ def test_yama_scope_1_lets_nobody_trace_what_is_not_its_descendant(
         write_scope(previous)
 
 
+def test_a_client_with_cap_sys_ptrace_traces_what_its_uid_could_not(shared_daemon, spinner):
+    """The kernel judges: nobody with CAP_SYS_PTRACE may attach to root's
+    process (and join root's session on it), as its own ptrace() could;
+    nobody without it may not."""
+    target = spinner()
+    root = shared_daemon.connect()
+    root_session = root.call("attach", pid=target.pid)["session"]
+    root.call("continue", session=root_session)
+    calls = [("join", "session.join", {"session": root_session}),
+             ("list", "session.list", {})]
+    plain = calls_as_user(NOBODY, shared_daemon.socket, calls)
+    assert plain["join"][0] == PERMISSION
+    assert plain["list"] == []
+    capable = calls_as_user(NOBODY, shared_daemon.socket, calls, capabilities=[CAP_SYS_PTRACE])
+    assert capable["join"] is None
+    assert [entry["session"] for entry in capable["list"]] == [root_session]
+    root.call("detach", session=root_session)
+
+    other = spinner()
+    plain = calls_as_user(NOBODY, shared_daemon.socket, [("attach", "attach", {"pid": other.pid})])
+    assert plain["attach"][0] == PERMISSION
+    assert f"does not let uid {NOBODY} trace process {other.pid}" in plain["attach"][1]
+    capable = calls_as_user(NOBODY, shared_daemon.socket, [("attach", "attach", {"pid": other.pid})],
+                            capabilities=[CAP_SYS_PTRACE])
+    assert capable["attach"]["threads"] == [other.pid]
+    # The helper's disconnect let it go.
+    wait_for(lambda: process_state(other.pid) in ("R", "S"), what="the spinner to run on")
+
+
+def test_a_launch_reaches_a_directory_through_a_supplementary_group(shared_daemon):
+    """The program runs with the client's supplementary groups: a working
+    directory only a group of the client's may enter is its to use."""
+    group = 4242
+    # Not under pytest's tmp_path, which only root may enter.
+    folder = os.path.join(tempfile.mkdtemp(prefix="froggy-group-", dir="/tmp"), "group-only")
+    os.chmod(os.path.dirname(folder), 0o755)
+    os.mkdir(folder)
+    os.chown(folder, 0, group)
+    os.chmod(folder, 0o070)
+    launch = ("launch", "launch", {"argv": [as_user(DEBUGGEE, NOBODY), "spin"], "cwd": str(folder)})
+    without = calls_as_user(NOBODY, shared_daemon.socket, [launch])
+    assert without["launch"][0] == -32001, without
+    assert "could not open its stdio file or enter its directory" in without["launch"][1]
+    member = calls_as_user(NOBODY, shared_daemon.socket, [launch], groups=[group])
+    pid = member["launch"]["pid"]
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            fields = dict(line.split(":", 1) for line in status)
+        assert fields["Groups"].split() == [str(group)]
+        assert fields["Uid"].split() == [str(NOBODY)] * 4
+        assert int(fields["CapEff"], 16) == 0
+        assert os.readlink(f"/proc/{pid}/cwd") == folder
+    finally:
+        os.kill(pid, 9)
+
+
+def test_yama_scope_2_lets_only_cap_sys_ptrace_attach(shared_daemon, spinner):
+    own = spinner(user=NOBODY)
+    previous = read_scope()
+    write_scope(2)
+    try:
+        attach = [("attach", "attach", {"pid": own.pid})]
+        plain = calls_as_user(NOBODY, shared_daemon.socket, attach)
+        assert plain["attach"][0] == PERMISSION
+        assert "under Yama ptrace_scope 2" in plain["attach"][1]
+        assert call_as_user(NOBODY, device_attach_errno, own.pid) == errno.EPERM
+        capable = calls_as_user(NOBODY, shared_daemon.socket, attach, capabilities=[CAP_SYS_PTRACE])
+        assert capable["attach"]["threads"] == [own.pid]
+    finally:
+        write_scope(previous)
+
+
 @pytest.mark.last_in_boot
 def test_yama_scope_3_refuses_every_tracer(shared_daemon, spinner):
     """ptrace_scope 3 cannot be lowered again: this runs last."""
@@ -156,8 +229,9 @@ def test_yama_scope_3_refuses_every_tracer(shared_daemon, spinner):
     assert "ptrace_scope 3" in refused.value.message
     # And to nobody, its own process included.
     results = as_nobody(shared_daemon, own.pid)
-    assert results["attach"] == [PERMISSION, "permission denied: Yama ptrace_scope 3 "
-                                             "forbids all tracing"]
+    assert results["attach"][0] == PERMISSION
+    assert results["attach"][1].startswith(f"permission denied: the kernel does not let uid {NOBODY} "
+                                            f"trace process {own.pid} under Yama ptrace_scope 3")
     assert results["launch"][0] == PERMISSION
     assert results["device"] == errno.EPERM
     # Nothing was left stopped by the attempts.
