@@ -165,7 +165,7 @@ def test_an_auto_continue_breakpoint_reports_every_hit_and_never_stops(client):
     assert sorted(per_thread.values()) == [10, 10, 10] and pid not in per_thread
 
 
-def test_memory_read_hides_breakpoints_and_write_lands(client):
+def test_memory_read_hides_breakpoints(client):
     session = launch(client, "basic")["session"]
     leaf = client.call("symbol.lookup", session=session, name="leaf")
     before = client.call("memory.read", session=session,
@@ -176,21 +176,51 @@ def test_memory_read_hides_breakpoints_and_write_lands(client):
     after = client.call("memory.read", session=session,
                         address=leaf["address"], length=32)["data"]
     assert after == before and not after.startswith("cc")
-    # Writing over the breakpoint keeps it armed.
-    client.call("memory.write", session=session, address=leaf["address"],
-                data=before[:8])
+
+
+def test_memory_read_of_unmapped_memory_names_the_errno(client):
+    session = launch(client, "basic")["session"]
+    with pytest.raises(RpcError) as refused:
+        client.call("memory.read", session=session, address="0x8", length=8)
+    assert refused.value.code == -32008 and "errno 5" in refused.value.message
+
+
+def test_memory_write_changes_a_variable(client):
+    """watched is 0 until outer() writes it: the bytes written are read
+    back, and differ from what was there."""
+    session = launch(client, "basic")["session"]
     watched = client.call("symbol.lookup", session=session, name="watched")
+    assert read_word(client, session, watched["address"]) == 0
     written = client.call("memory.write", session=session,
                           address=watched["address"],
                           data=(0x1122334455667788).to_bytes(8, "little").hex())
     assert written["length"] == 8
     assert read_word(client, session, watched["address"]) == 0x1122334455667788
+
+
+def test_memory_write_over_a_breakpoint_keeps_it_armed(client):
+    """New bytes written over an int3 read back as written (the
+    breakpoint still hidden); the original bytes written back, the
+    breakpoint still stops the thread there."""
+    session = launch(client, "basic")["session"]
+    leaf = client.call("symbol.lookup", session=session, name="leaf")
+    original = client.call("memory.read", session=session,
+                           address=leaf["address"], length=4)["data"]
+    inserted = client.call("breakpoint.insert", session=session,
+                           location="*" + leaf["address"])
+    different = bytes(b ^ 0xff for b in bytes.fromhex(original)).hex()
+    assert different != original
+    client.call("memory.write", session=session, address=leaf["address"],
+                data=different)
+    assert client.call("memory.read", session=session, address=leaf["address"],
+                       length=4)["data"] == different
+    client.call("memory.write", session=session, address=leaf["address"],
+                data=original)
+    assert client.call("memory.read", session=session, address=leaf["address"],
+                       length=4)["data"] == original
     client.call("continue", session=session)
     hit = client.wait_event("breakpoint-hit", breakpoint=inserted["id"])
-    assert hit["pc"] == leaf["address"]
-    with pytest.raises(RpcError) as refused:
-        client.call("memory.read", session=session, address="0x8", length=8)
-    assert refused.value.code == -32008 and "errno" in refused.value.message
+    assert hit["pc"] == leaf["address"] and hit["function"] == "leaf"
 
 
 def test_step_out_register_write_and_step_over(client):
@@ -435,19 +465,52 @@ def test_symbol_complete_needs_no_stop_and_no_control(daemon):
     assert "tick" in found["names"], found
 
 
-def test_condition_numbers_are_decimal_or_hex(client):
+def conditions_that_stop(client, conditions):
+    """basic calls outer(20), middle(20) and leaf(21) once each, in that
+    order: a breakpoint on each with its condition; the ids of those
+    that stopped the run, and the hits breakpoint.list counts for each."""
     session = launch(client, "basic")["session"]
-    # "020" is twenty, never octal sixteen; 0x14 is twenty, too.
-    for condition in ("$rdi == 020", "$rdi == 0x14"):
+    client.wait_event("launched", session=session)
+    ids = []
+    for location, condition in conditions:
         inserted = client.call("breakpoint.insert", session=session,
-                               location="middle", condition=condition)
-        assert inserted["condition"] == condition
-    client.call("continue", session=session)
-    hit = client.wait_event("breakpoint-hit")
-    registers = client.call("registers.read", session=session,
-                            thread=hit["thread"])
-    assert word(registers["rdi"]) == 20
-    with pytest.raises(RpcError) as refused:
-        client.call("breakpoint.insert", session=session, location="leaf",
-                    condition="$rdi == 0x")
-    assert refused.value.code == -32602
+                               location=location, condition=condition)
+        ids.append(inserted["id"])
+    stops = []
+    while True:
+        client.call("continue", session=session)
+        event = client.wait_event()
+        if event["reason"] != "breakpoint-hit":
+            break
+        stops.append(event["breakpoint"])
+    assert (event["reason"], event.get("code")) == ("exit", 0), event
+    hits = {b["id"]: b["hits"] for b in client.call("breakpoint.list", session=session)}
+    return ids, stops, [hits[i] for i in ids]
+
+
+def test_a_condition_number_with_a_leading_zero_is_decimal(client):
+    """outer(20) must not stop on "== 024" (octal twenty); middle(20)
+    must stop on "== 020" (octal sixteen)."""
+    (octal, decimal), stops, hits = conditions_that_stop(
+        client, [("outer", "$rdi == 024"), ("middle", "$rdi == 020")])
+    assert stops == [decimal]
+    assert hits == [0, 1]
+
+
+def test_a_condition_number_with_0x_is_hex(client):
+    """outer(20) must not stop on "== 0x20"; leaf(21) must stop on
+    "== 0x15"."""
+    (wrong, right), stops, hits = conditions_that_stop(
+        client, [("outer", "$rdi == 0x20"), ("leaf", "$rdi == 0x15")])
+    assert stops == [right]
+    assert hits == [0, 1]
+
+
+def test_a_condition_number_must_have_digits(client):
+    session = launch(client, "basic")["session"]
+    for bad in ("$rdi == 0x", "$rdi == ", "$rdi == 2x"):
+        with pytest.raises(RpcError) as refused:
+            client.call("breakpoint.insert", session=session, location="leaf",
+                        condition=bad)
+        assert refused.value.code == -32602, bad
+
