@@ -514,3 +514,60 @@ def test_a_condition_number_must_have_digits(client):
                         condition=bad)
         assert refused.value.code == -32602, bad
 
+
+def test_a_write_watchpoint_lets_a_read_pass(client):
+    """readwatched only reads watched: a write watchpoint (the default
+    kind, and "write" named) never stops it."""
+    for kind in ({}, {"kind": "write"}):
+        started = launch(client, "readwatched")
+        session = started["session"]
+        watched = client.call("symbol.lookup", session=session, name="watched")
+        client.call("watchpoint.insert", session=session,
+                    address=watched["address"], length=8, **kind)
+        client.call("continue", session=session)
+        assert client.wait_event("exit", thread=started["pid"])["code"] == 0
+        assert not [event for event in client.events if event["reason"] == "watchpoint"]
+
+
+def test_a_readwrite_watchpoint_stops_a_read(client):
+    started = launch(client, "readwatched")
+    session = started["session"]
+    watched = client.call("symbol.lookup", session=session, name="watched")
+    inserted = client.call("watchpoint.insert", session=session,
+                           address=watched["address"], length=8, kind="readwrite")
+    client.call("continue", session=session)
+    caught = client.wait_event("watchpoint", watchpoint=inserted["id"])
+    assert (caught["thread"], caught["stopped"], caught["address"]) == \
+        (started["pid"], True, watched["address"])
+    # The trap comes after the reading instruction, on the same line.
+    assert (caught["function"], caught["line"]) == ("main", mark("read-watched"))
+    client.call("continue", session=session)
+    assert client.wait_event("exit", thread=started["pid"])["code"] == 0
+
+
+def test_a_fifth_watchpoint_finds_no_debug_register(client):
+    """x86 has four debug registers: the fifth watchpoint answers
+    -32011, and removing one makes room again."""
+    session = launch(client, "basic")["session"]
+    counters = word(client.call("symbol.lookup", session=session,
+                                name="counters")["address"])
+    ids = [client.call("watchpoint.insert", session=session, address=hex(counters + 8 * i),
+                       length=8)["id"] for i in range(4)]
+    assert len(set(ids)) == 4
+    with pytest.raises(RpcError) as refused:
+        client.call("watchpoint.insert", session=session, address=hex(counters + 32), length=8)
+    assert refused.value.code == -32011
+    client.call("watchpoint.remove", session=session, id=ids[1])
+    client.call("watchpoint.insert", session=session, address=hex(counters + 32), length=8)
+    with pytest.raises(RpcError) as refused:
+        client.call("watchpoint.remove", session=session, id=ids[1])
+    assert refused.value.code == -32006
+
+
+def test_an_unknown_watchpoint_kind_is_invalid(client):
+    session = launch(client, "basic")["session"]
+    watched = client.call("symbol.lookup", session=session, name="watched")
+    with pytest.raises(RpcError) as refused:
+        client.call("watchpoint.insert", session=session, address=watched["address"],
+                    length=8, kind="read")
+    assert refused.value.code == -32602
