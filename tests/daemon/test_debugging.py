@@ -467,8 +467,10 @@ def test_symbol_complete_needs_no_stop_and_no_control(daemon):
 
 def conditions_that_stop(client, conditions):
     """basic calls outer(20), middle(20) and leaf(21) once each, in that
-    order: a breakpoint on each with its condition; the ids of those
-    that stopped the run, and the hits breakpoint.list counts for each."""
+    order, then reaches leaf's return line: a breakpoint on each of
+    @conditions, and an unconditional one on that line last; the ids of
+    the conditional ones, those that stopped the run before it, and the
+    hits breakpoint.list counts for each then."""
     session = launch(client, "basic")["session"]
     client.wait_event("launched", session=session)
     ids = []
@@ -476,16 +478,16 @@ def conditions_that_stop(client, conditions):
         inserted = client.call("breakpoint.insert", session=session,
                                location=location, condition=condition)
         ids.append(inserted["id"])
+    last = client.call("breakpoint.insert", session=session,
+                       location=f"{SOURCE}:{mark('leaf-return')}")["id"]
     stops = []
-    while True:
+    while not stops or stops[-1] != last:
         client.call("continue", session=session)
         event = client.wait_event()
-        if event["reason"] != "breakpoint-hit":
-            break
+        assert event["reason"] == "breakpoint-hit", event
         stops.append(event["breakpoint"])
-    assert (event["reason"], event.get("code")) == ("exit", 0), event
     hits = {b["id"]: b["hits"] for b in client.call("breakpoint.list", session=session)}
-    return ids, stops, [hits[i] for i in ids]
+    return ids, stops[:-1], [hits[i] for i in ids]
 
 
 def test_a_condition_number_with_a_leading_zero_is_decimal(client):
