@@ -21,8 +21,7 @@ from guest import FROGGY  # noqa: E402
 def daemon():
     started = Daemon()
     yield started
-    assert started.terminate() == 0, started.log()
-    assert "WARNING" not in started.log() and "CRITICAL" not in started.log(), started.log()
+    started.check_clean_exit()
 
 
 def froggy(daemon, *args):

@@ -1,17 +1,39 @@
 """`froggy rpc`, the scripting interface: JSON-RPC lines in, every
 response and notification out, one JSON object per line."""
 
+import ctypes
 import json
 import os
 import signal
 import subprocess
 import sys
 
+import pytest
+
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "daemon"))
 
 from daemon_support import DEBUGGEE, process_state, wait_for  # noqa: E402
 from guest import FROGGY  # noqa: E402
 
+
+
+PR_SET_CHILD_SUBREAPER = 36
+
+# The froggyd that froggy starts logs to /dev/null; any warning or
+# critical it logs makes it abort instead, so that its exit status (0 on
+# SIGTERM) also says it logged none.
+DAEMON_ENV = dict(os.environ, G_DEBUG="fatal-warnings")
+
+
+@pytest.fixture(autouse=True)
+def adopt_orphans():
+    """froggy starts froggyd double-forked, so that it outlives froggy:
+    made a subreaper, the test inherits it and can wait for its exit
+    status."""
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    assert prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0, os.strerror(ctypes.get_errno())
+    yield
+    prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
 
 
 class Rpc:
@@ -22,7 +44,7 @@ class Rpc:
         self.process = subprocess.Popen(
             [FROGGY, "--socket", socket_path, *options, "rpc"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True)
+            stderr=subprocess.PIPE, text=True, env=DAEMON_ENV)
         self.next_id = 1
         self.lines = []
 
@@ -61,14 +83,19 @@ class Rpc:
 
 
 def stop_daemon(socket_path):
-    """The froggyd that froggy started on @socket_path: SIGTERM, and it
-    must go."""
+    """The froggyd that froggy started on @socket_path, adopted by the
+    test (adopt_orphans): SIGTERM, and it must exit 0, which under
+    G_DEBUG=fatal-warnings also means it logged no warning."""
     found = subprocess.run(["pgrep", "-f", f"froggyd --socket {socket_path}"],
                            capture_output=True, text=True).stdout.split()
     assert len(found) == 1, found
     pid = int(found[0])
+    with open(f"/proc/{pid}/status") as status:
+        assert f"PPid:\t{os.getpid()}\n" in status.read(), "froggyd was not adopted"
     os.kill(pid, signal.SIGTERM)
-    wait_for(lambda: process_state(pid) in (None, "Z"), what="froggyd to exit")
+    wait_for(lambda: process_state(pid) == "Z", what="froggyd to exit")
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, f"froggyd exited with status {status:#x}"
 
 
 def test_scripted_session_starts_the_daemon(tmp_path):
@@ -122,7 +149,7 @@ def test_piped_script_and_bad_lines(tmp_path):
     try:
         done = subprocess.run([FROGGY, "--socket", socket_path, "rpc"],
                               input=script, capture_output=True, text=True,
-                              timeout=120)
+                              timeout=120, env=DAEMON_ENV)
         answers = [json.loads(line) for line in done.stdout.splitlines()]
         assert [a["id"] for a in answers] == [1, 2, 3, 4, 5]
         assert answers[1]["error"]["code"] == -32601

@@ -22,8 +22,7 @@ NOBODY = 65534
 def daemon():
     started = Daemon()
     yield started
-    status = started.terminate()
-    assert status == 0, started.log()
+    started.check_clean_exit()
 
 
 @pytest.fixture
@@ -47,8 +46,6 @@ def shell(daemon, home):
     yield start
     for terminal in opened:
         terminal.close()
-    # Shown when the test failed.
-    print(daemon.log())
 
 
 @pytest.fixture
@@ -287,7 +284,7 @@ def test_attach_without_permission_fails_clearly(spawn):
         assert re.fullmatch(rf"froggy: cannot attach to process {root_process.pid}: "
                             r"permission denied \(.*\)\n", done.stderr), done.stderr
     finally:
-        assert shared.terminate() == 0, shared.log()
+        shared.check_clean_exit()
 
 
 def test_errors_are_one_line_and_the_shell_goes_on(shell):

@@ -22,12 +22,7 @@ def froggyd():
 
     yield start
     for daemon in daemons:
-        status = daemon.terminate()
-        log = daemon.log()
-        # Shown by pytest when the test failed.
-        print(f"froggyd log ({daemon.log_path}):\n{log}")
-        assert status == 0, f"froggyd exited with {status}:\n{log}"
-        assert "-WARNING" not in log and "-CRITICAL" not in log, log
+        daemon.check_clean_exit()
 
 
 @pytest.fixture

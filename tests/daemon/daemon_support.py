@@ -84,6 +84,16 @@ class Daemon:
             raise AssertionError("froggyd did not exit on SIGTERM:\n" + self.log())
         return status
 
+    def check_clean_exit(self):
+        """SIGTERM, then what every test that starts a daemon asserts at
+        its end: the daemon exited 0, having logged no warning and no
+        critical.  The log is printed, for pytest to show on a failure."""
+        status = self.terminate()
+        log = self.log()
+        print(f"froggyd log ({self.log_path}):\n{log}")
+        assert status == 0, f"froggyd exited with {status}:\n{log[-5000:]}"
+        assert "-WARNING" not in log and "-CRITICAL" not in log, log[-5000:]
+
 
 def utrace_fdinfo(pid):
     """The counters of pid's open /dev/utrace files, a dict per file."""

@@ -165,7 +165,7 @@ def test_an_auto_continue_breakpoint_reports_every_hit_and_never_stops(client):
     assert sorted(per_thread.values()) == [10, 10, 10] and pid not in per_thread
 
 
-def test_memory_read_hides_breakpoints_and_write_lands(client):
+def test_memory_read_hides_breakpoints(client):
     session = launch(client, "basic")["session"]
     leaf = client.call("symbol.lookup", session=session, name="leaf")
     before = client.call("memory.read", session=session,
@@ -176,21 +176,51 @@ def test_memory_read_hides_breakpoints_and_write_lands(client):
     after = client.call("memory.read", session=session,
                         address=leaf["address"], length=32)["data"]
     assert after == before and not after.startswith("cc")
-    # Writing over the breakpoint keeps it armed.
-    client.call("memory.write", session=session, address=leaf["address"],
-                data=before[:8])
+
+
+def test_memory_read_of_unmapped_memory_names_the_errno(client):
+    session = launch(client, "basic")["session"]
+    with pytest.raises(RpcError) as refused:
+        client.call("memory.read", session=session, address="0x8", length=8)
+    assert refused.value.code == -32008 and "errno 5" in refused.value.message
+
+
+def test_memory_write_changes_a_variable(client):
+    """watched is 0 until outer() writes it: the bytes written are read
+    back, and differ from what was there."""
+    session = launch(client, "basic")["session"]
     watched = client.call("symbol.lookup", session=session, name="watched")
+    assert read_word(client, session, watched["address"]) == 0
     written = client.call("memory.write", session=session,
                           address=watched["address"],
                           data=(0x1122334455667788).to_bytes(8, "little").hex())
     assert written["length"] == 8
     assert read_word(client, session, watched["address"]) == 0x1122334455667788
+
+
+def test_memory_write_over_a_breakpoint_keeps_it_armed(client):
+    """New bytes written over an int3 read back as written (the
+    breakpoint still hidden); the original bytes written back, the
+    breakpoint still stops the thread there."""
+    session = launch(client, "basic")["session"]
+    leaf = client.call("symbol.lookup", session=session, name="leaf")
+    original = client.call("memory.read", session=session,
+                           address=leaf["address"], length=4)["data"]
+    inserted = client.call("breakpoint.insert", session=session,
+                           location="*" + leaf["address"])
+    different = bytes(b ^ 0xff for b in bytes.fromhex(original)).hex()
+    assert different != original
+    client.call("memory.write", session=session, address=leaf["address"],
+                data=different)
+    assert client.call("memory.read", session=session, address=leaf["address"],
+                       length=4)["data"] == different
+    client.call("memory.write", session=session, address=leaf["address"],
+                data=original)
+    assert client.call("memory.read", session=session, address=leaf["address"],
+                       length=4)["data"] == original
     client.call("continue", session=session)
     hit = client.wait_event("breakpoint-hit", breakpoint=inserted["id"])
-    assert hit["pc"] == leaf["address"]
-    with pytest.raises(RpcError) as refused:
-        client.call("memory.read", session=session, address="0x8", length=8)
-    assert refused.value.code == -32008 and "errno" in refused.value.message
+    assert hit["pc"] == leaf["address"] and hit["function"] == "leaf"
 
 
 def test_step_out_register_write_and_step_over(client):
@@ -435,19 +465,111 @@ def test_symbol_complete_needs_no_stop_and_no_control(daemon):
     assert "tick" in found["names"], found
 
 
-def test_condition_numbers_are_decimal_or_hex(client):
+def conditions_that_stop(client, conditions):
+    """basic calls outer(20), middle(20) and leaf(21) once each, in that
+    order, then reaches leaf's return line: a breakpoint on each of
+    @conditions, and an unconditional one on that line last; the ids of
+    the conditional ones, those that stopped the run before it, and the
+    hits breakpoint.list counts for each then."""
     session = launch(client, "basic")["session"]
-    # "020" is twenty, never octal sixteen; 0x14 is twenty, too.
-    for condition in ("$rdi == 020", "$rdi == 0x14"):
+    client.wait_event("launched", session=session)
+    ids = []
+    for location, condition in conditions:
         inserted = client.call("breakpoint.insert", session=session,
-                               location="middle", condition=condition)
-        assert inserted["condition"] == condition
+                               location=location, condition=condition)
+        ids.append(inserted["id"])
+    last = client.call("breakpoint.insert", session=session,
+                       location=f"{SOURCE}:{mark('leaf-return')}")["id"]
+    stops = []
+    while not stops or stops[-1] != last:
+        client.call("continue", session=session)
+        event = client.wait_event()
+        assert event["reason"] == "breakpoint-hit", event
+        stops.append(event["breakpoint"])
+    hits = {b["id"]: b["hits"] for b in client.call("breakpoint.list", session=session)}
+    return ids, stops[:-1], [hits[i] for i in ids]
+
+
+def test_a_condition_number_with_a_leading_zero_is_decimal(client):
+    """outer(20) must not stop on "== 024" (octal twenty); middle(20)
+    must stop on "== 020" (octal sixteen)."""
+    (octal, decimal), stops, hits = conditions_that_stop(
+        client, [("outer", "$rdi == 024"), ("middle", "$rdi == 020")])
+    assert stops == [decimal]
+    assert hits == [0, 1]
+
+
+def test_a_condition_number_with_0x_is_hex(client):
+    """outer(20) must not stop on "== 0x20"; leaf(21) must stop on
+    "== 0x15"."""
+    (wrong, right), stops, hits = conditions_that_stop(
+        client, [("outer", "$rdi == 0x20"), ("leaf", "$rdi == 0x15")])
+    assert stops == [right]
+    assert hits == [0, 1]
+
+
+def test_a_condition_number_must_have_digits(client):
+    session = launch(client, "basic")["session"]
+    for bad in ("$rdi == 0x", "$rdi == ", "$rdi == 2x"):
+        with pytest.raises(RpcError) as refused:
+            client.call("breakpoint.insert", session=session, location="leaf",
+                        condition=bad)
+        assert refused.value.code == -32602, bad
+
+
+def test_a_write_watchpoint_lets_a_read_pass(client):
+    """readwatched only reads watched: a write watchpoint (the default
+    kind, and "write" named) never stops it."""
+    for kind in ({}, {"kind": "write"}):
+        started = launch(client, "readwatched")
+        session = started["session"]
+        watched = client.call("symbol.lookup", session=session, name="watched")
+        client.call("watchpoint.insert", session=session,
+                    address=watched["address"], length=8, **kind)
+        client.call("continue", session=session)
+        assert client.wait_event("exit", thread=started["pid"])["code"] == 0
+        assert not [event for event in client.events if event["reason"] == "watchpoint"]
+
+
+def test_a_readwrite_watchpoint_stops_a_read(client):
+    started = launch(client, "readwatched")
+    session = started["session"]
+    watched = client.call("symbol.lookup", session=session, name="watched")
+    inserted = client.call("watchpoint.insert", session=session,
+                           address=watched["address"], length=8, kind="readwrite")
     client.call("continue", session=session)
-    hit = client.wait_event("breakpoint-hit")
-    registers = client.call("registers.read", session=session,
-                            thread=hit["thread"])
-    assert word(registers["rdi"]) == 20
+    caught = client.wait_event("watchpoint", watchpoint=inserted["id"])
+    assert (caught["thread"], caught["stopped"], caught["address"]) == \
+        (started["pid"], True, watched["address"])
+    # The trap comes after the reading instruction, on the same line.
+    assert (caught["function"], caught["line"]) == ("main", mark("read-watched"))
+    client.call("continue", session=session)
+    assert client.wait_event("exit", thread=started["pid"])["code"] == 0
+
+
+def test_a_fifth_watchpoint_finds_no_debug_register(client):
+    """x86 has four debug registers: the fifth watchpoint answers
+    -32011, and removing one makes room again."""
+    session = launch(client, "basic")["session"]
+    counters = word(client.call("symbol.lookup", session=session,
+                                name="counters")["address"])
+    ids = [client.call("watchpoint.insert", session=session, address=hex(counters + 8 * i),
+                       length=8)["id"] for i in range(4)]
+    assert len(set(ids)) == 4
     with pytest.raises(RpcError) as refused:
-        client.call("breakpoint.insert", session=session, location="leaf",
-                    condition="$rdi == 0x")
+        client.call("watchpoint.insert", session=session, address=hex(counters + 32), length=8)
+    assert refused.value.code == -32011
+    client.call("watchpoint.remove", session=session, id=ids[1])
+    client.call("watchpoint.insert", session=session, address=hex(counters + 32), length=8)
+    with pytest.raises(RpcError) as refused:
+        client.call("watchpoint.remove", session=session, id=ids[1])
+    assert refused.value.code == -32006
+
+
+def test_an_unknown_watchpoint_kind_is_invalid(client):
+    session = launch(client, "basic")["session"]
+    watched = client.call("symbol.lookup", session=session, name="watched")
+    with pytest.raises(RpcError) as refused:
+        client.call("watchpoint.insert", session=session, address=watched["address"],
+                    length=8, kind="read")
     assert refused.value.code == -32602

@@ -6,8 +6,10 @@ exit notifications."""
 import os
 import signal
 
+import pytest
+
 from daemon_support import DEBUGGEE, launch, mark, run_to
-from froggy_rpc import word
+from froggy_rpc import RpcError, word
 
 
 def read_string(client, session, address, thread):
@@ -424,3 +426,161 @@ def test_signals_reported_or_off_are_delivered(client):
         assert [(e["signal"], e["stopped"]) for e in signals] == \
             ([(signal.SIGUSR1, False)] if notified else []), how
         client.events.clear()
+
+
+def test_catch_syscall_by_number(client):
+    started = launch(client, "basic")
+    session, pid = started["session"], started["pid"]
+    client.call("catch", session=session, kind="syscall", syscalls=[1])
+    client.call("continue", session=session)
+    entry = client.wait_event("syscall-entry", thread=pid)
+    assert (entry["stopped"], entry["nr"], entry["name"], entry["abi"]) == \
+        (True, 1, "write", "x86_64")
+    assert read_string(client, session, entry["args"][1], pid) == "leaf 21\n"
+
+
+def test_catch_syscall_without_entry_stops_at_the_exit_only(client):
+    started = launch(client, "basic")
+    session, pid = started["session"], started["pid"]
+    client.call("catch", session=session, kind="syscall", syscalls=["write"],
+                entry=False)
+    client.call("continue", session=session)
+    done = client.wait_event("syscall-exit", thread=pid)
+    assert (done["stopped"], done["name"], done["return"]) == (True, "write", 8)
+    client.call("continue", session=session)
+    assert wait_exit(client, pid)["code"] == 0
+    assert not [e for e in client.events if e["reason"] == "syscall-entry"]
+
+
+def test_catch_remove_ends_its_stops(client):
+    started = launch(client, "basic")
+    session, pid = started["session"], started["pid"]
+    caught = client.call("catch", session=session, kind="syscall", syscalls=["write"])
+    assert client.call("catch.remove", session=session, id=caught["id"]) is None
+    client.call("continue", session=session)
+    assert wait_exit(client, pid)["code"] == 0
+    assert not [e for e in client.events if e["reason"].startswith("syscall")]
+
+
+def test_catch_remove_of_an_unknown_catchpoint(client):
+    session = launch(client, "basic")["session"]
+    caught = client.call("catch", session=session, kind="exec")
+    client.call("catch.remove", session=session, id=caught["id"])
+    with pytest.raises(RpcError) as refused:
+        client.call("catch.remove", session=session, id=caught["id"])
+    assert refused.value.code == -32006
+
+
+def test_catch_signal_stops_a_signal_delivered_in_silence(client):
+    """With signals "off" a SIGUSR1 is delivered unseen; a catch on it
+    still stops the thread, and continuing delivers it."""
+    started = launch(client, "signal")
+    session, pid = started["session"], started["pid"]
+    client.call("events.subscribe", session=session, events={"signal": "off"})
+    client.call("catch", session=session, kind="signal", signals=[signal.SIGUSR1])
+    client.call("continue", session=session)
+    stop = client.wait_event("signal", thread=pid)
+    assert (stop["stopped"], stop["signal"], stop["name"]) == (True, signal.SIGUSR1, "SIGUSR1")
+    client.call("continue", session=session)
+    assert wait_exit(client, pid)["code"] == 1       # the handler ran once
+
+
+def test_catch_signal_stops_only_the_signals_it_names(client):
+    started = launch(client, "signal")
+    session, pid = started["session"], started["pid"]
+    client.call("events.subscribe", session=session, events={"signal": "off"})
+    client.call("catch", session=session, kind="signal", signals=[signal.SIGUSR2])
+    client.call("continue", session=session)
+    assert wait_exit(client, pid)["code"] == 1
+    assert not [e for e in client.events if e["reason"] == "signal"]
+
+
+def subscribed_run(client, args, kind, how, code=0):
+    """Launch the debuggee with @args, subscribe to @kind as @how, and
+    run it to its end (exit @code), continuing every stop; the
+    notifications of that kind, and the process's pid."""
+    reason = "exiting" if kind == "exit" else kind
+    started = launch(client, *args)
+    session, pid = started["session"], started["pid"]
+    assert client.call("events.subscribe", session=session, events={kind: how}) is None
+    client.call("continue", session=session)
+    seen = []
+    while True:
+        event = client.wait_event()
+        if event["reason"] == reason:
+            seen.append(event)
+        if event["reason"] == "exit" and event["thread"] == pid:
+            assert event["code"] == code, event
+            return seen, pid
+        if event.get("stopped") and event["reason"] != "launched":
+            client.call("continue", session=session)
+
+
+@pytest.mark.parametrize("how", ["report", "stop"])
+def test_subscribe_syscall_entry(client, how):
+    seen, pid = subscribed_run(client, ["basic"], "syscall-entry", how)
+    writes = [e for e in seen if e["name"] == "write"]
+    assert [(e["nr"], e["abi"], word(e["args"][0]), word(e["args"][2])) for e in writes] == \
+        [(1, "x86_64", 1, 8)]
+    assert {e["name"] for e in seen} >= {"openat", "close", "exit_group"}
+    assert [e for e in seen if e["stopped"] != (how == "stop") or e["thread"] != pid] == []
+
+
+@pytest.mark.parametrize("how", ["report", "stop"])
+def test_subscribe_syscall_exit(client, how):
+    seen, pid = subscribed_run(client, ["basic"], "syscall-exit", how)
+    writes = [e for e in seen if e["name"] == "write"]
+    assert [(e["nr"], e["return"]) for e in writes] == [(1, 8)]
+    assert [e for e in seen if e["stopped"] != (how == "stop") or e["thread"] != pid] == []
+
+
+@pytest.mark.parametrize("how", ["report", "stop"])
+def test_subscribe_signal(client, how):
+    # The handler counts the SIGUSR1 it gets: delivered once, exit 1.
+    seen, pid = subscribed_run(client, ["signal"], "signal", how, code=1)
+    assert [(e["signal"], e["name"], e["thread"], e["stopped"]) for e in seen] == \
+        [(signal.SIGUSR1, "SIGUSR1", pid, how == "stop")]
+
+
+@pytest.mark.parametrize("how", ["report", "stop"])
+def test_subscribe_exec(client, how):
+    seen, pid = subscribed_run(client, ["fork"], "exec", how)
+    assert len(seen) == 1, seen
+    assert seen[0]["thread"] == seen[0]["pid"] != pid
+    assert (seen[0]["filename"], seen[0]["stopped"]) == (DEBUGGEE, how == "stop")
+
+
+@pytest.mark.parametrize("how", ["report", "stop"])
+def test_subscribe_fork(client, how):
+    seen, pid = subscribed_run(client, ["fork"], "fork", how)
+    assert len(seen) == 1, seen
+    assert (seen[0]["thread"], seen[0]["stopped"]) == (pid, how == "stop")
+    assert seen[0]["child"] not in (pid, None)
+
+
+@pytest.mark.parametrize("how", ["report", "stop"])
+def test_subscribe_clone(client, how):
+    seen, pid = subscribed_run(client, ["threads", "2", "3"], "clone", how)
+    assert [(e["thread"], e["stopped"]) for e in seen] == [(pid, how == "stop")] * 2
+    new = {e["new_thread"] for e in seen}
+    assert len(new) == 2 and pid not in new
+
+
+@pytest.mark.parametrize("how", ["report", "stop"])
+def test_subscribe_exit(client, how):
+    """Each ticker is told of on its way out, stopped if asked; the
+    leader's exit_group() never stops (a group that exits waits for
+    nobody), as with catch exit."""
+    seen, pid = subscribed_run(client, ["threads", "2", "3"], "exit", how)
+    by_thread = {e["thread"]: e["stopped"] for e in seen}
+    assert len(seen) == len(by_thread) == 3, seen
+    assert by_thread.pop(pid) is False
+    assert list(by_thread.values()) == [how == "stop"] * 2
+
+
+def test_subscribe_refuses_unknown_kinds_and_modes(client):
+    session = launch(client, "basic")["session"]
+    for events in ({"frobnicate": "stop"}, {"exec": "sometimes"}, {"exec": True}):
+        with pytest.raises(RpcError) as refused:
+            client.call("events.subscribe", session=session, events=events)
+        assert refused.value.code == -32602, events

@@ -33,6 +33,10 @@ def test_a_killed_daemon_lets_100_stopped_threads_run_on():
         assert len(tasks) == 100
         assert all(process_state(t) in ("t", "T") for t in tasks)
 
+        # Killed on purpose, so no exit status to check: but nothing up
+        # to here may have been worth a warning.
+        log = daemon.log()
+        assert "-WARNING" not in log and "-CRITICAL" not in log, log[-5000:]
         daemon.process.kill()
         assert daemon.process.wait(timeout=60) == -9
         for tid in tasks:

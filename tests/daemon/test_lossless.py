@@ -92,9 +92,33 @@ def test_an_attached_program_waits_for_a_lossless_client_until_the_detach(daemon
     assert process.poll() is None
 
 
-def test_a_plain_session_drops_calls_for_a_client_that_lags(daemon):
+def syscall_entries(events):
+    return [event for event in events if event["reason"] == "syscall-entry"]
+
+
+def entries_around_the_loop(daemon):
+    """How many system calls debuggee getppid makes besides its loop
+    (the loader's, and its exit): those of "getppid 0", all read by a
+    client that keeps up."""
+    client = daemon.connect()
+    started = launch(client, "getppid", "0")
+    session = started["session"]
+    client.call("events.subscribe", session=session, events={"syscall-entry": "report"})
+    client.call("continue", session=session)
+    events = read_to_the_end(client, session)
+    assert not [event for event in events if event["reason"] == "lost"]
+    assert not getppid_entries(events)
+    assert process_exit(events, started["pid"])["code"] == 0
+    return len(syscall_entries(events))
+
+
+def test_a_plain_session_counts_every_call_it_drops(daemon):
     """The same run without "lossless": the tracee is never held up, and
-    what the client was not sent is counted."""
+    every system call it makes is either sent or counted in a "lost",
+    exactly.  Only the process's death record may be lost besides them
+    (the kernel drops it as it drops non-stopping records): then its
+    exit comes without a status, and is counted as well."""
+    around = entries_around_the_loop(daemon)
     client, session, pid = stream_calls_to_a_client_that_lags(daemon)
     wait_for(lambda: "dropping notifications of running threads" in daemon.log(),
              timeout=600, what="the daemon to drop notifications for the lagging client")
@@ -104,7 +128,8 @@ def test_a_plain_session_drops_calls_for_a_client_that_lags(daemon):
     assert lost > 0 and len(calls) < CALLS
     # The process's end is never dropped; the kernel may have dropped its
     # death record, and then its exit comes without a status.
-    process_exit(events, pid)
+    death_lost = "status" not in process_exit(events, pid)
+    assert len(syscall_entries(events)) + lost == around + CALLS + death_lost
 
 
 def test_lossless_is_a_boolean(daemon):

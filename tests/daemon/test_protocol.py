@@ -269,3 +269,16 @@ def test_numbers_no_integer_can_hold_are_refused(client, pid):
     with pytest.raises(RpcError) as refused:
         client.call("attach", pid=pid)
     assert refused.value.code == -32602, refused.value
+
+
+def test_the_socket_is_for_its_owner_only(daemon):
+    # Served first: the daemon is up, past its start-up.
+    still_serves(daemon)
+    mode = os.stat(daemon.socket).st_mode
+    assert (mode & 0o7777, os.stat(daemon.socket).st_uid) == (0o600, os.getuid())
+
+
+def test_a_shared_socket_is_for_every_user(froggyd):
+    shared = froggyd("--shared")
+    still_serves(shared)
+    assert os.stat(shared.socket).st_mode & 0o7777 == 0o666

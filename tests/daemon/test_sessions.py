@@ -254,6 +254,15 @@ def test_sigterm_leaves_no_stopped_task(froggyd, spawn):
     os.kill(threads["pid"], 9)
 
 
+def test_sigterm_once_the_socket_exists_exits_cleanly(froggyd):
+    """A client may connect, and a service manager stop the daemon, as
+    soon as its socket is there: SIGTERM must then already be the clean
+    exit with 0, never the signal's default action.  (froggyd() waits
+    for the socket only; the fixture sends the SIGTERM and checks.)"""
+    for _ in range(5):
+        froggyd()
+
+
 def test_permissions_follow_the_client_uid(froggyd, spawn):
     daemon = froggyd("--shared")
     root = daemon.connect()
@@ -340,3 +349,63 @@ def test_failed_launches_and_attaches_leave_the_daemon_whole(daemon, client, spa
         client.call("attach", pid=process.pid)
     assert [entry["pid"] for entry in client.call("session.list")] == [process.pid]
     assert launch(client, "basic")["pid"] > 0
+
+
+def test_attached_comes_before_the_answer_with_the_stop_pc(client, spawn):
+    process = spawn("spin")
+    attached = client.call("attach", pid=process.pid)
+    # Read before the answer, so queued already.
+    events = [event for event in client.events if event["reason"] == "attached"]
+    assert len(events) == 1, client.events
+    event = events[0]
+    assert (event["session"], event["thread"], event["pid"], event["stopped"]) == \
+        (attached["session"], process.pid, process.pid, True)
+    registers = client.call("registers.read", session=attached["session"],
+                            thread=process.pid)
+    assert event["pc"] == registers["rip"]
+
+
+def test_shutdown_lets_go_of_what_the_client_held(daemon, spawn):
+    """shutdown answers null and detaches the sessions the client alone
+    was in, as a disconnect does: the attached process runs on
+    untraced, while the connection is still open."""
+    client = daemon.connect()
+    process = spawn("spin")
+    client.call("attach", pid=process.pid)
+    assert stopped(process.pid)
+    assert client.call("shutdown") is None
+    other = daemon.connect()
+    assert other.call("session.list") == []
+    wait_for(lambda: running(process.pid), what="the attached process to run on")
+    with open(f"/proc/{process.pid}/status") as status:
+        assert "TracerPid:\t0\n" in status.read()
+
+
+def test_a_thread_specific_breakpoint_stops_only_its_thread(client):
+    """threads 2 10: two tickers call tick() ten times each.  A
+    breakpoint on tick for the first ticker stops it ten times, and the
+    other ticker never."""
+    started = launch(client, "threads", "2", "10")
+    session, pid = started["session"], started["pid"]
+    first = client.call("breakpoint.insert", session=session, location="ticker",
+                        temporary=True)
+    client.call("continue", session=session)
+    ticker = client.wait_event("breakpoint-hit", breakpoint=first["id"])["thread"]
+    assert ticker != pid
+    only = client.call("breakpoint.insert", session=session, location="tick",
+                       thread=ticker)
+    assert client.call("breakpoint.list", session=session)[-1]["thread"] == ticker
+    client.call("continue", session=session)
+    hits = []
+    while True:
+        event = client.wait_event()
+        if event["reason"] == "exit" and event["thread"] == pid:
+            break
+        if event["reason"] == "breakpoint-hit":
+            # The other ticker may have reached the temporary breakpoint
+            # before it went.
+            if event["breakpoint"] == only["id"]:
+                hits.append(event["thread"])
+            client.call("continue", session=session, thread=event["thread"])
+    assert event.get("code") == 0, (event, hits)
+    assert hits == [ticker] * 10

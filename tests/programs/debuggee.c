@@ -32,6 +32,7 @@
  *             call each; exits 0
  *   int80     calls getppid() the i386 way (int $0x80, number 64), then
  *             the x86_64 way (number 110); exits 0 if both agree
+ *   readwatched  reads watched without writing it; exits with its value
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -285,6 +286,8 @@ int main(int argc, char **argv)
 		return run_getppid(argc > 2 ? atol(argv[2]) : 1000);
 	if (!strcmp(mode, "int80"))
 		return run_int80();
+	if (!strcmp(mode, "readwatched"))
+		return (int)watched; /* MARK:read-watched */
 	fprintf(stderr, "debuggee: unknown mode %s\n", mode);
 	return 2;
 }

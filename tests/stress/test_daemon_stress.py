@@ -19,9 +19,7 @@ from froggy_rpc import RpcError
 def daemon():
     daemon = Daemon()
     yield daemon
-    log = daemon.log()
-    assert daemon.terminate() == 0, log[-5000:]
-    assert "-WARNING" not in log and "-CRITICAL" not in log, log[-5000:]
+    daemon.check_clean_exit()
 
 
 @pytest.fixture

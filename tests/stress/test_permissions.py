@@ -96,7 +96,7 @@ def spinner():
 def shared_daemon():
     daemon = Daemon("--shared")
     yield daemon
-    assert daemon.terminate() == 0, daemon.log()
+    daemon.check_clean_exit()
 
 
 def as_nobody(daemon, pid):
