@@ -3870,7 +3870,7 @@ on_syscall (FroggySession                    *self,
       resume_quietly (self, thread);
       return;
     }
-  if (catchpoint == NULL && thread->stopped)
+  if (catchpoint == NULL && thread->stopped && g_strcmp0 (reported_as (self, kind), "stop") != 0)
     {
       /* Only reported: the thread goes on. */
       resume_quietly (self, thread);

@@ -126,6 +126,12 @@ main (int   argc,
 
   loop = g_main_loop_new (NULL, FALSE);
   daemon = froggy_daemon_new ();
+  /* Before the socket exists: whoever sees it may send SIGTERM at once. */
+  froggyd.loop = loop;
+  froggyd.daemon = daemon;
+  g_signal_connect (daemon, "stopped", G_CALLBACK (on_stopped), loop);
+  g_unix_signal_add (SIGTERM, on_quit_signal, &froggyd);
+  g_unix_signal_add (SIGINT, on_quit_signal, &froggyd);
   fd = activation_fd ();
   if (fd >= 0)
     {
@@ -147,11 +153,6 @@ main (int   argc,
       g_debug ("listening on %s", socket_path);
     }
 
-  froggyd.loop = loop;
-  froggyd.daemon = daemon;
-  g_signal_connect (daemon, "stopped", G_CALLBACK (on_stopped), loop);
-  g_unix_signal_add (SIGTERM, on_quit_signal, &froggyd);
-  g_unix_signal_add (SIGINT, on_quit_signal, &froggyd);
   g_main_loop_run (loop);
   return EXIT_SUCCESS;
 }
