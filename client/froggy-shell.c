@@ -27,108 +27,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "froggy-shell.h"
+#include "froggy-shell-private.h"
 
-#define PROMPT "(froggy) "
 #define HISTORY_FILE ".froggy_history"
 #define HISTORY_LINES 1000
-
-typedef enum
-{
-  POINT_BREAKPOINT,
-  POINT_WATCHPOINT,
-  POINT_CATCHPOINT,
-} PointKind;
-
-/* A breakpoint, watchpoint or catchpoint, numbered as gdb numbers them:
- * one sequence for all three.  The daemon has its own ids. */
-typedef struct
-{
-  guint       number;
-  PointKind   kind;
-  gint64      daemon_id;     /* 0 while a watch- or catchpoint is disabled */
-  gboolean    enabled;
-  gboolean    temporary;
-  gboolean    tracepoint;    /* a breakpoint that reports and goes on */
-  char       *what;          /* the location, expression or catch as given */
-  /* breakpoints */
-  char       *address;
-  char       *function;
-  char       *file;
-  gint64      line;
-  char       *condition;
-  gint64      thread;
-  /* watchpoints */
-  guint64     watch_address;
-  guint       watch_length;
-  gboolean    watch_reads;
-  guint64     old_value;
-  /* catchpoints */
-  char       *catch_kind;    /* "syscall", "signal", "fork", "exec" */
-  GStrv       catch_names;   /* syscall or signal names; NULL for all */
-  JsonObject *catch_params;  /* to insert it again when enabled */
-} Point;
-
-struct _FroggyShell
-{
-  GObject            parent_instance;
-  FroggyDaemonProxy *daemon;
-
-  gint64             session;       /* 0: none */
-  gint64             pid;
-  gint64             thread;        /* the selected thread */
-  gboolean           launched;      /* quit kills it, rather than detaching */
-  gboolean           running;       /* threads were let run */
-  gboolean           waiting;       /* a command waits for the program to stop */
-  gboolean           stopping_all;  /* we stop the other threads: keep quiet */
-  gboolean           quiet_steps;   /* nexti says where it ended by itself */
-  JsonObject        *stop_event;    /* what ended the wait */
-
-  GPtrArray         *points;
-  guint              next_point;
-  guint              values;        /* $1, $2, ... */
-  GHashTable        *sources;       /* path -> GStrv of its lines, or NULL */
-  JsonArray         *frames;        /* the last backtrace, until the thread runs */
-  gint64             selected_frame;
-  char              *last_function; /* where the last stop was */
-
-  /* The terminal */
-  gboolean           interactive;
-  gboolean           at_prompt;     /* readline shows the prompt */
-  guint              input_watch;   /* on standard input */
-  guint              input_held;    /* input_hold() depth */
-  gboolean           input_was_watched;
-  GString           *pending_input; /* a piped line not ended yet */
-  char              *repeatable;    /* what an empty line repeats */
-  guint              interrupt_source;
-  gboolean           starting;      /* launch or attach waits for its stop */
-  gboolean           interrupt_pending; /* Ctrl-C before the program ran */
-  GMainLoop         *loop;
-  char              *history_path;
-  gboolean           quit;
-  int                status;
-  GStrv              completions;   /* the daemon's answer for this word */
-};
 
 G_DEFINE_FINAL_TYPE (FroggyShell, froggy_shell, G_TYPE_OBJECT)
 
 /* readline's callbacks carry no user data: the one shell that reads the
  * terminal is kept here, set in froggy_shell_run() only. */
 static FroggyShell *reading_shell;
-
-static void
-point_free (Point *point)
-{
-  g_free (point->what);
-  g_free (point->address);
-  g_free (point->function);
-  g_free (point->file);
-  g_free (point->condition);
-  g_free (point->catch_kind);
-  g_strfreev (point->catch_names);
-  g_clear_pointer (&point->catch_params, json_object_unref);
-  g_free (point);
-}
 
 static void
 froggy_shell_finalize (GObject *object)
@@ -168,169 +76,6 @@ froggy_shell_init (FroggyShell *self)
                                          (GDestroyNotify) g_strfreev);
   self->loop = g_main_loop_new (NULL, FALSE);
 }
-
-/* ---- Output ---------------------------------------------------------- */
-
-/* Prints a whole message.  When readline shows the prompt (a stop that
- * comes while the program runs in the background), the prompt and the
- * half-typed line are taken away first and put back after. */
-static void G_GNUC_PRINTF (2, 3)
-say (FroggyShell *self,
-     const char  *format,
-     ...)
-{
-  g_autofree char *text = NULL;
-  g_autofree char *saved_line = NULL;
-  int saved_point = 0;
-  va_list args;
-
-  va_start (args, format);
-  text = g_strdup_vprintf (format, args);
-  va_end (args);
-
-  if (self->at_prompt)
-    {
-      saved_point = rl_point;
-      saved_line = rl_copy_text (0, rl_end);
-      rl_set_prompt ("");
-      rl_replace_line ("", 0);
-      rl_redisplay ();
-    }
-  fputs (text, stdout);
-  fflush (stdout);
-  if (self->at_prompt)
-    {
-      rl_set_prompt (PROMPT);
-      rl_replace_line (saved_line, 0);
-      rl_point = saved_point;
-      rl_redisplay ();
-    }
-}
-
-/* An error is one line, and the shell goes on. */
-static void
-say_error (FroggyShell  *self,
-           const GError *error)
-{
-  g_autofree char *text = g_strdup (error->message);
-
-  self->status = 1;
-  g_strdelimit (text, "\n", ' ');
-  say (self, "%s\n", text);
-}
-
-#define FAIL(self, ...) \
-  G_STMT_START { \
-    g_autoptr(GError) fail_error = g_error_new (FROGGY_RPC_ERROR, 0, __VA_ARGS__); \
-    say_error ((self), fail_error); \
-    return FALSE; \
-  } G_STMT_END
-
-/* ---- JSON ------------------------------------------------------------ */
-
-static gint64
-member_int (JsonObject *object,
-            const char *name,
-            gint64      fallback)
-{
-  JsonNode *node = object ? json_object_get_member (object, name) : NULL;
-
-  if (node == NULL || json_node_get_value_type (node) != G_TYPE_INT64)
-    return fallback;
-  return json_node_get_int (node);
-}
-
-static const char *
-member_string (JsonObject *object,
-               const char *name)
-{
-  JsonNode *node = object ? json_object_get_member (object, name) : NULL;
-
-  if (node == NULL || json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node);
-}
-
-static gboolean
-member_bool (JsonObject *object,
-             const char *name)
-{
-  JsonNode *node = object ? json_object_get_member (object, name) : NULL;
-
-  return node != NULL && json_node_get_value_type (node) == G_TYPE_BOOLEAN &&
-         json_node_get_boolean (node);
-}
-
-/* "0x..." as the daemon writes machine words. */
-static guint64
-member_word (JsonObject *object,
-             const char *name)
-{
-  const char *text = member_string (object, name);
-
-  return text != NULL ? g_ascii_strtoull (text, NULL, 16) : 0;
-}
-
-static void
-set_word (JsonObject *object,
-          const char *name,
-          guint64     value)
-{
-  g_autofree char *text = g_strdup_printf ("0x%" G_GINT64_MODIFIER "x", value);
-
-  json_object_set_string_member (object, name, text);
-}
-
-static JsonObject *
-session_params (FroggyShell *self)
-{
-  JsonObject *params = json_object_new ();
-
-  json_object_set_int_member (params, "session", self->session);
-  return params;
-}
-
-static JsonObject *
-thread_params (FroggyShell *self)
-{
-  JsonObject *params = session_params (self);
-
-  json_object_set_int_member (params, "thread", self->thread);
-  return params;
-}
-
-/* Calls the daemon; on an error, prints it (prefixed with @what when
- * given) and returns NULL. */
-static JsonNode *
-call (FroggyShell *self,
-      const char  *method,
-      JsonObject  *params,
-      const char  *what)
-{
-  g_autoptr(GError) error = NULL;
-  JsonNode *result = froggy_daemon_proxy_call (self->daemon, method, params, &error);
-
-  if (result == NULL)
-    {
-      if (what != NULL)
-        g_prefix_error (&error, "%s: ", what);
-      say_error (self, error);
-    }
-  return result;
-}
-
-static gboolean
-call_ok (FroggyShell *self,
-         const char  *method,
-         JsonObject  *params,
-         const char  *what)
-{
-  g_autoptr(JsonNode) result = call (self, method, params, what);
-
-  return result != NULL;
-}
-
-/* ---- Source lines and places ----------------------------------------- */
 
 static const char *
 source_line (FroggyShell *self,
@@ -396,122 +141,6 @@ describe_source (FroggyShell *self,
       return g_strdup_printf ("%" G_GINT64_FORMAT "\tin %s\n", line, base);
     }
   return g_strdup_printf ("%" G_GINT64_FORMAT "\t%s\n", line, text);
-}
-
-static Point *
-point_by_number (FroggyShell *self,
-                 guint        number)
-{
-  for (guint i = 0; i < self->points->len; i++)
-    {
-      Point *point = g_ptr_array_index (self->points, i);
-
-      if (point->number == number)
-        return point;
-    }
-  return NULL;
-}
-
-static Point *
-point_by_daemon_id (FroggyShell *self,
-                    PointKind    kind,
-                    gint64       id)
-{
-  for (guint i = 0; i < self->points->len; i++)
-    {
-      Point *point = g_ptr_array_index (self->points, i);
-
-      if (point->kind == kind && point->daemon_id == id)
-        return point;
-    }
-  return NULL;
-}
-
-/* The catchpoint a catch stop came from: the first enabled one of that
- * kind that names @name, or names nothing. */
-static Point *
-point_for_catch (FroggyShell *self,
-                 const char  *kind,
-                 const char  *name)
-{
-  Point *any = NULL;
-
-  for (guint i = 0; i < self->points->len; i++)
-    {
-      Point *point = g_ptr_array_index (self->points, i);
-
-      if (point->kind != POINT_CATCHPOINT || !point->enabled || !g_str_equal (point->catch_kind, kind))
-        continue;
-      if (point->catch_names == NULL || (name != NULL && g_strv_contains ((const char * const *) point->catch_names, name)))
-        return point;
-      if (any == NULL)
-        any = point;
-    }
-  /* Caught by number, not by name. */
-  return any;
-}
-
-/* ---- Memory and registers -------------------------------------------- */
-
-static GBytes *
-read_memory (FroggyShell *self,
-             guint64      address,
-             gsize        length)
-{
-  JsonObject *params = thread_params (self);
-  g_autoptr(JsonNode) result = NULL;
-  const char *hex;
-  GByteArray *bytes;
-
-  set_word (params, "address", address);
-  json_object_set_int_member (params, "length", length);
-  if ((result = call (self, "memory.read", params, "reading memory")) == NULL)
-    return NULL;
-  hex = member_string (json_node_get_object (result), "data");
-  bytes = g_byte_array_new ();
-  for (gsize i = 0; hex != NULL && hex[i] && hex[i + 1]; i += 2)
-    {
-      guint8 byte = g_ascii_xdigit_value (hex[i]) << 4 | g_ascii_xdigit_value (hex[i + 1]);
-
-      g_byte_array_append (bytes, &byte, 1);
-    }
-  return g_byte_array_free_to_bytes (bytes);
-}
-
-/* A little-endian integer of @length (at most 8) bytes at @address. */
-static gboolean
-read_word (FroggyShell *self,
-           guint64      address,
-           guint        length,
-           guint64     *value)
-{
-  g_autoptr(GBytes) bytes = read_memory (self, address, length);
-  const guint8 *data;
-  gsize size = 0;
-
-  if (bytes == NULL)
-    return FALSE;
-  data = g_bytes_get_data (bytes, &size);
-  if (size < length)
-    FAIL (self, "Cannot access memory at address 0x%" G_GINT64_MODIFIER "x", address + size);
-  *value = 0;
-  for (guint i = 0; i < length; i++)
-    *value |= (guint64) data[i] << (8 * i);
-  return TRUE;
-}
-
-static JsonObject *
-read_registers (FroggyShell *self,
-                const char  *regset)
-{
-  JsonObject *params = thread_params (self);
-  g_autoptr(JsonNode) result = NULL;
-
-  if (regset != NULL)
-    json_object_set_string_member (params, "regset", regset);
-  if ((result = call (self, "registers.read", params, NULL)) == NULL)
-    return NULL;
-  return json_object_ref (json_node_get_object (result));
 }
 
 /* ---- Events ---------------------------------------------------------- */
@@ -897,46 +526,7 @@ on_interrupt_signal (gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
-/* ---- Command arguments ----------------------------------------------- */
-
-/* A command's arguments are read, never changed: "info frame" hands
- * "frame" a string literal. */
-static gboolean
-is_blank (const char *args)
-{
-  while (g_ascii_isspace (*args))
-    args++;
-  return *args == '\0';
-}
-
-/* The words of @args, split on blanks; a blank @args gives { "" }. */
-static GStrv
-split_words (const char *args)
-{
-  g_autofree char *copy = g_strstrip (g_strdup (args));
-
-  return g_strsplit_set (copy, " \t", -1);
-}
-
 /* ---- Expressions ----------------------------------------------------- */
-
-static gboolean
-need_session (FroggyShell *self)
-{
-  if (self->session == 0)
-    FAIL (self, "The program is not being run.");
-  return TRUE;
-}
-
-static gboolean
-need_stopped (FroggyShell *self)
-{
-  if (!need_session (self))
-    return FALSE;
-  if (self->running)
-    FAIL (self, "The program is running: interrupt it first (Ctrl-C or \"interrupt\").");
-  return TRUE;
-}
 
 /* gdb's names for the stack and frame registers, and the 32-bit halves. */
 static const char *
@@ -958,22 +548,6 @@ register_name (const char *name,
         return aliases[i][1];
       }
   return name;
-}
-
-static gboolean
-ensure_frames (FroggyShell *self)
-{
-  JsonObject *params;
-  g_autoptr(JsonNode) result = NULL;
-
-  if (self->frames != NULL)
-    return TRUE;
-  params = thread_params (self);
-  json_object_set_int_member (params, "max_frames", 64);
-  if ((result = call (self, "backtrace", params, NULL)) == NULL)
-    return FALSE;
-  self->frames = json_array_ref (json_node_get_array (result));
-  return TRUE;
 }
 
 /* $NAME: a register of the selected thread (the pc of the selected frame
@@ -2630,21 +2204,6 @@ static const InfoCommand info_commands[] = {
   { "threads", info_threads },
   { "frame", info_frame },
 };
-
-/* Splits "x/4xg $sp" into "x" and "/4xg $sp". */
-static char *
-split_command (const char  *line,
-               const char **args)
-{
-  const char *end = line;
-
-  while (*end && (g_ascii_isalnum (*end) || *end == '-' || *end == '_'))
-    end++;
-  *args = end;
-  while (**args == ' ' || **args == '\t')
-    (*args)++;
-  return g_strndup (line, end - line);
-}
 
 static gboolean
 has_alias (const char *aliases,
