@@ -137,4 +137,19 @@ Point *point_by_number (FroggyShell *self, guint number);
 Point *point_by_daemon_id (FroggyShell *self, PointKind kind, gint64 id);
 Point *point_for_catch (FroggyShell *self, const char *kind, const char *name);
 
+/* froggy-shell-eval.c */
+const char *register_name (const char *name, guint64 *mask);
+gboolean eval_register (FroggyShell *self, const char *name, guint64 *value);
+gboolean lookup_symbol (FroggyShell *self, const char *name, guint64 *address, gint64 *size);
+gboolean is_identifier (const char *text);
+gboolean eval (FroggyShell *self, const char *text, guint64 *value);
+gboolean eval_lvalue (FroggyShell *self, const char *text, guint64 *address, guint *length);
+int parse_signal (const char *text);
+
+/* froggy-event-printer.c */
+char *describe_place (JsonObject *place, gboolean with_address);
+char *describe_source (FroggyShell *self, JsonObject *place);
+void say_step (FroggyShell *self, JsonObject *event, const char *kind);
+void say_event (FroggyShell *self, JsonObject *event);
+
 G_END_DECLS
