@@ -152,4 +152,50 @@ char *describe_source (FroggyShell *self, JsonObject *place);
 void say_step (FroggyShell *self, JsonObject *event, const char *kind);
 void say_event (FroggyShell *self, JsonObject *event);
 
+/* The command families register their commands in tables, each ended
+ * by an entry with no name, that the dispatcher walks in help's order. */
+typedef gboolean (*CommandFunc) (FroggyShell *self,
+                                 const char  *args);
+
+typedef struct
+{
+  const char  *name;
+  const char  *aliases;   /* space separated, gdb's */
+  CommandFunc  func;
+  const char  *usage;
+  const char  *help;
+} Command;
+
+typedef struct
+{
+  const char  *name;
+  CommandFunc  func;
+} InfoCommand;
+
+/* froggy-shell-breakpoints.c */
+extern const Command froggy_shell_breakpoint_commands[];
+extern const InfoCommand froggy_shell_breakpoint_info_commands[];
+
+/* froggy-shell-running.c */
+void stop_all (FroggyShell *self);
+void request_stop (FroggyShell *self);
+extern const Command froggy_shell_running_commands[];
+
+/* froggy-shell-stack.c */
+gboolean select_frame (FroggyShell *self, gint64 level);
+extern const Command froggy_shell_stack_commands[];
+extern const InfoCommand froggy_shell_stack_info_commands[];
+
+/* froggy-shell-data.c */
+/* The registers "info registers" shows, NULL-terminated. */
+extern const char * const general_registers[];
+extern const Command froggy_shell_data_commands[];
+extern const InfoCommand froggy_shell_data_info_commands[];
+
+/* froggy-shell-session.c */
+gboolean cmd_quit (FroggyShell *self, const char *args);
+void end_session (FroggyShell *self);
+extern const Command froggy_shell_session_commands[];
+extern const InfoCommand froggy_shell_session_info_commands[];
+
 G_END_DECLS
