@@ -198,4 +198,9 @@ void end_session (FroggyShell *self);
 extern const Command froggy_shell_session_commands[];
 extern const InfoCommand froggy_shell_session_info_commands[];
 
+/* froggy-shell-dispatch.c */
+gboolean dispatch (FroggyShell *self, const char *line);
+void list_command_names (GStrvBuilder *builder);
+void list_info_command_names (GStrvBuilder *builder);
+
 G_END_DECLS
