@@ -16,6 +16,22 @@
 
 #include "froggy-shell-private.h"
 
+/* readline's callbacks carry no user data: the one shell that reads the
+ * terminal is kept here, set by froggy_terminal_run() only. */
+static FroggyShell *reading_shell;
+
+FroggyShell *
+froggy_shell_reading (void)
+{
+  return reading_shell;
+}
+
+void
+froggy_shell_set_reading (FroggyShell *self)
+{
+  reading_shell = self;
+}
+
 /* ---- Output ---------------------------------------------------------- */
 
 /* Prints a whole message.  When readline shows the prompt (a stop that

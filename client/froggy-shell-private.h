@@ -95,6 +95,10 @@ struct _FroggyShell
   GStrv              completions;   /* the daemon's answer for this word */
 };
 
+/* froggy-shell-base.c: the shell that reads the terminal */
+FroggyShell *froggy_shell_reading (void);
+void froggy_shell_set_reading (FroggyShell *self);
+
 /* froggy-shell-base.c: output */
 void say (FroggyShell *self, const char *format, ...) G_GNUC_PRINTF (2, 3);
 void say_error (FroggyShell *self, const GError *error);
@@ -202,5 +206,14 @@ extern const InfoCommand froggy_shell_session_info_commands[];
 gboolean dispatch (FroggyShell *self, const char *line);
 void list_command_names (GStrvBuilder *builder);
 void list_info_command_names (GStrvBuilder *builder);
+
+/* froggy-completion.c */
+char **complete_line (const char *text, int start, int end);
+
+/* froggy-terminal.c */
+gboolean on_interrupt_signal (gpointer user_data);
+void input_hold (FroggyShell *self);
+void input_release (FroggyShell *self);
+int froggy_terminal_run (FroggyShell *self);
 
 G_END_DECLS

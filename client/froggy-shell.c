@@ -13,30 +13,34 @@
  * main loop: history in ~/.froggy_history, completion of command names,
  * locations and symbols (asked of the daemon).  From a pipe, plain lines.
  *
+ * The shell's files stand in floors, each calling only those below it:
+ *
+ *   froggy-shell.c             the object: its state, events, public API
+ *   froggy-terminal.c          readline, history, Ctrl-C, piped input
+ *   froggy-completion.c        TAB completion
+ *   froggy-shell-dispatch.c    the command tables: find, info, help
+ *   froggy-shell-session.c     threads, detach, kill, quit
+ *   froggy-shell-breakpoints.c, -running.c, -stack.c, -data.c
+ *                              the command families, each with its table
+ *   froggy-shell-eval.c, froggy-event-printer.c
+ *                              values; stops and places as gdb words them
+ *   froggy-shell-base.c, froggy-shell-points.c
+ *                              output, daemon calls; the breakpoint records
+ *
+ * froggy-shell-private.h declares what they share.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #define G_LOG_DOMAIN "froggy"
 
-#include <errno.h>
 #include <glib-unix.h>
-#include <readline/history.h>
-#include <readline/readline.h>
 #include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "froggy-shell-private.h"
 
-#define HISTORY_FILE ".froggy_history"
-#define HISTORY_LINES 1000
-
 G_DEFINE_FINAL_TYPE (FroggyShell, froggy_shell, G_TYPE_OBJECT)
-
-/* readline's callbacks carry no user data: the one shell that reads the
- * terminal is kept here, set in froggy_shell_run() only. */
-static FroggyShell *reading_shell;
 
 static void
 froggy_shell_finalize (GObject *object)
@@ -76,9 +80,6 @@ froggy_shell_init (FroggyShell *self)
                                          (GDestroyNotify) g_strfreev);
   self->loop = g_main_loop_new (NULL, FALSE);
 }
-
-static void input_hold (FroggyShell *self);
-static void input_release (FroggyShell *self);
 
 static void
 on_event (FroggyDaemonProxy *daemon,
@@ -155,34 +156,6 @@ on_closed (FroggyDaemonProxy *daemon,
   self->quit = TRUE;
   self->status = 1;
   g_main_loop_quit (self->loop);
-}
-
-static gboolean
-on_interrupt_signal (gpointer user_data)
-{
-  FroggyShell *self = user_data;
-
-  if (self->session != 0 && (self->running || self->waiting))
-    {
-      request_stop (self);
-      return G_SOURCE_CONTINUE;
-    }
-  /* A command on its way to letting the program run: it stops it once
-   * it runs (resume()). */
-  if (self->session != 0 && !self->at_prompt)
-    {
-      self->interrupt_pending = TRUE;
-      return G_SOURCE_CONTINUE;
-    }
-  if (self->at_prompt)
-    {
-      /* As a shell does: drop the line, a fresh prompt. */
-      rl_replace_line ("", 0);
-      rl_crlf ();
-      rl_on_new_line ();
-      rl_redisplay ();
-    }
-  return G_SOURCE_CONTINUE;
 }
 
 void
@@ -347,286 +320,10 @@ froggy_shell_launch (FroggyShell         *self,
   return TRUE;
 }
 
-/* ---- The terminal ------------------------------------------------------ */
-
-static char *
-complete_from_list (const char *text,
-                    int         state)
-{
-  static guint index;
-  FroggyShell *self = reading_shell;
-
-  if (state == 0)
-    index = 0;
-  while (self->completions != NULL && self->completions[index] != NULL)
-    {
-      const char *candidate = self->completions[index++];
-
-      if (g_str_has_prefix (candidate, text))
-        return strdup (candidate);
-    }
-  return NULL;
-}
-
-static void
-complete_from_daemon (FroggyShell *self,
-                      const char  *text)
-{
-  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
-  g_autoptr(JsonNode) result = NULL;
-  g_autoptr(GError) error = NULL;
-  JsonObject *params, *answer;
-  JsonArray *names, *files;
-  gboolean was_at_prompt = self->at_prompt;
-
-  if (self->session == 0)
-    return;
-  params = session_params (self);
-  json_object_set_string_member (params, "prefix", text);
-  json_object_set_int_member (params, "limit", 500);
-  /* Whatever comes meanwhile is printed plainly, not around the prompt
-   * readline is busy with. */
-  self->at_prompt = FALSE;
-  result = froggy_daemon_proxy_call (self->daemon, "symbol.complete", params, &error);
-  self->at_prompt = was_at_prompt;
-  if (result == NULL)
-    return;
-  answer = json_node_get_object (result);
-  names = json_object_get_array_member (answer, "names");
-  files = json_object_get_array_member (answer, "files");
-  for (guint i = 0; names != NULL && i < json_array_get_length (names); i++)
-    g_strv_builder_add (builder, json_array_get_string_element (names, i));
-  for (guint i = 0; files != NULL && i < json_array_get_length (files); i++)
-    {
-      g_autofree char *location = g_strconcat (json_array_get_string_element (files, i), ":", NULL);
-
-      g_strv_builder_add (builder, location);
-    }
-  g_clear_pointer (&self->completions, g_strfreev);
-  self->completions = g_strv_builder_end (builder);
-}
-
-static char **
-complete_line (const char *text,
-               int         start,
-               int         end)
-{
-  FroggyShell *self = reading_shell;
-  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
-  g_autofree char *before = g_strndup (rl_line_buffer, start);
-  g_autofree char *word = NULL;
-  /* "*main", "&watched": the symbol after the sign */
-  const char *prefix = text[0] == '*' || text[0] == '&' ? text + 1 : text;
-  gboolean asks_daemon = FALSE;
-  const char *args;
-  char **matches;
-
-  rl_attempted_completion_over = 1;
-  g_strchug (before);
-  word = split_command (before, &args);
-  if (word[0] == '\0' || g_str_equal (word, "help") || g_str_equal (word, "h"))
-    list_command_names (builder);
-  else if (text[0] == '$')
-    {
-      for (guint i = 0; general_registers[i] != NULL; i++)
-        {
-          g_autofree char *name = g_strconcat ("$", general_registers[i], NULL);
-
-          g_strv_builder_add (builder, name);
-        }
-      g_strv_builder_add_many (builder, "$pc", "$sp", "$fp", NULL);
-    }
-  else if ((g_str_equal (word, "info") || g_str_equal (word, "i")) && args[0] == '\0')
-    list_info_command_names (builder);
-  else
-    asks_daemon = TRUE;
-
-  if (asks_daemon)
-    complete_from_daemon (self, prefix);
-  else
-    {
-      g_clear_pointer (&self->completions, g_strfreev);
-      self->completions = g_strv_builder_end (builder);
-    }
-  matches = rl_completion_matches (prefix, complete_from_list);
-  /* "debuggee.c:" waits for its line number. */
-  rl_completion_suppress_append = matches != NULL && matches[1] == NULL && g_str_has_suffix (matches[0], ":");
-  return matches;
-}
-
-static void
-run_line (FroggyShell *self,
-          const char  *line)
-{
-  gboolean blank = line[strspn (line, " \t")] == '\0';
-
-  /* An empty line repeats a step or a continue, as in gdb. */
-  if (blank && self->repeatable != NULL)
-    line = self->repeatable;
-  else if (!blank)
-    {
-      g_autofree char *word = NULL;
-      const char *args;
-
-      word = split_command (line, &args);
-      g_clear_pointer (&self->repeatable, g_free);
-      if (g_strv_contains ((const char * const[]) { "s", "step", "n", "next", "si", "stepi", "ni",
-                                                    "nexti", "c", "continue", NULL }, word))
-        self->repeatable = g_strdup (line);
-    }
-  {
-    g_autofree char *copy = g_strdup (line);
-
-    self->interrupt_pending = FALSE;
-    dispatch (self, copy);
-  }
-  if (self->quit)
-    g_main_loop_quit (self->loop);
-}
-
-static void
-on_readline_line (char *line)
-{
-  FroggyShell *self = reading_shell;
-
-  self->at_prompt = FALSE;
-  if (line == NULL)
-    {
-      /* Ctrl-D */
-      fputs ("quit\n", stdout);
-      cmd_quit (self, "");
-    }
-  else
-    {
-      if (line[strspn (line, " \t")] != '\0')
-        add_history (line);
-      run_line (self, line);
-      free (line);
-    }
-  if (self->quit)
-    rl_callback_handler_remove ();
-  else
-    self->at_prompt = TRUE;
-}
-
-static gboolean on_piped_input (int fd, GIOCondition condition, gpointer user_data);
-static gboolean on_terminal_input (int fd, GIOCondition condition, gpointer user_data);
-
-/* Stops reading the input while an event is handled at the prompt: a
- * line typed meanwhile waits its turn. */
-static void
-input_hold (FroggyShell *self)
-{
-  if (self->input_held++ == 0 && self->input_watch != 0)
-    {
-      g_source_remove (self->input_watch);
-      self->input_watch = 0;
-      self->input_was_watched = TRUE;
-    }
-}
-
-static void
-input_release (FroggyShell *self)
-{
-  g_assert (self->input_held > 0);
-  if (--self->input_held == 0 && self->input_was_watched)
-    {
-      self->input_was_watched = FALSE;
-      self->input_watch = g_unix_fd_add (STDIN_FILENO, G_IO_IN | G_IO_HUP | G_IO_ERR,
-                                         self->interactive ? on_terminal_input : on_piped_input,
-                                         self);
-    }
-}
-
-static gboolean
-on_terminal_input (int          fd,
-                   GIOCondition condition,
-                   gpointer     user_data)
-{
-  rl_callback_read_char ();
-  return G_SOURCE_CONTINUE;
-}
-
-/* Not a terminal: whole lines, echoed after the prompt as gdb does not,
- * so a transcript reads like a session. */
-static gboolean
-on_piped_input (int          fd,
-                GIOCondition condition,
-                gpointer     user_data)
-{
-  FroggyShell *self = user_data;
-  char buffer[4096];
-  ssize_t done = read (fd, buffer, sizeof buffer);
-  char *newline;
-
-  if (done < 0 && (errno == EINTR || errno == EAGAIN))
-    return G_SOURCE_CONTINUE;
-  if (done <= 0)
-    {
-      if (self->pending_input->len > 0)
-        run_line (self, self->pending_input->str);
-      if (!self->quit)
-        cmd_quit (self, "");
-      self->input_watch = 0;
-      return G_SOURCE_REMOVE;
-    }
-  g_string_append_len (self->pending_input, buffer, done);
-  while (!self->quit && (newline = strchr (self->pending_input->str, '\n')) != NULL)
-    {
-      g_autofree char *line = g_strndup (self->pending_input->str, newline - self->pending_input->str);
-
-      g_string_erase (self->pending_input, 0, newline - self->pending_input->str + 1);
-      run_line (self, line);
-    }
-  if (self->quit)
-    {
-      self->input_watch = 0;
-      return G_SOURCE_REMOVE;
-    }
-  return G_SOURCE_CONTINUE;
-}
-
 int
 froggy_shell_run (FroggyShell *self)
 {
   g_return_val_if_fail (FROGGY_IS_SHELL (self), 1);
-  g_return_val_if_fail (reading_shell == NULL, 1);
 
-  if (self->quit)
-    return self->status;
-  reading_shell = self;
-  self->interactive = isatty (STDIN_FILENO);
-  if (self->interactive)
-    {
-      self->history_path = g_build_filename (g_get_home_dir (), HISTORY_FILE, NULL);
-      rl_readline_name = "froggy";
-      rl_catch_signals = 0;
-      rl_catch_sigwinch = 1;
-      rl_attempted_completion_function = complete_line;
-      rl_basic_word_break_characters = " \t\n=+-";
-      using_history ();
-      stifle_history (HISTORY_LINES);
-      read_history (self->history_path);
-      rl_callback_handler_install (PROMPT, on_readline_line);
-      self->at_prompt = TRUE;
-      self->input_watch = g_unix_fd_add (STDIN_FILENO, G_IO_IN | G_IO_HUP | G_IO_ERR, on_terminal_input, self);
-    }
-  else
-    {
-      self->pending_input = g_string_new (NULL);
-      self->input_watch = g_unix_fd_add (STDIN_FILENO, G_IO_IN | G_IO_HUP | G_IO_ERR, on_piped_input, self);
-    }
-
-  g_main_loop_run (self->loop);
-
-  if (self->interactive)
-    {
-      self->at_prompt = FALSE;
-      rl_callback_handler_remove ();
-      if (write_history (self->history_path) != 0)
-        g_debug ("cannot write %s", self->history_path);
-    }
-  g_clear_handle_id (&self->input_watch, g_source_remove);
-  reading_shell = NULL;
-  return froggy_daemon_proxy_is_closed (self->daemon) ? 1 : 0;
+  return froggy_terminal_run (self);
 }
