@@ -122,7 +122,7 @@ say_watchpoint (FroggyShell *self,
                 JsonObject  *event)
 {
   Point *point = point_by_daemon_id (self, POINT_WATCHPOINT, member_int (event, "watchpoint", 0));
-  g_autofree char *header = NULL;
+  g_autoptr(GString) header = g_string_new (NULL);
   guint64 value = 0;
 
   if (point == NULL)
@@ -130,19 +130,19 @@ say_watchpoint (FroggyShell *self,
       say_place (self, "\nWatchpoint hit, ", event, FALSE);
       return;
     }
-  header = g_strdup_printf ("\nThread %" G_GINT64_FORMAT " hit Hardware %swatchpoint %u: %s\n\n",
-                            member_int (event, "thread", 0), point->watch_reads ? "access (read/write) " : "",
-                            point->number, point->what);
+  g_string_printf (header, "\nThread %" G_GINT64_FORMAT " hit Hardware %swatchpoint %u: %s\n\n",
+                   member_int (event, "thread", 0), point->watch_reads ? "access (read/write) " : "",
+                   point->number, point->what);
   if (read_word (self, point->watch_address, point->watch_length, &value))
     {
       if (value != point->old_value)
-        header = g_strdup_printf ("%sOld value = %" G_GINT64_FORMAT "\nNew value = %" G_GINT64_FORMAT "\n\n",
-                                  g_steal_pointer (&header), (gint64) point->old_value, (gint64) value);
+        g_string_append_printf (header, "Old value = %" G_GINT64_FORMAT "\nNew value = %" G_GINT64_FORMAT "\n\n",
+                                (gint64) point->old_value, (gint64) value);
       else
-        header = g_strdup_printf ("%sValue = %" G_GINT64_FORMAT "\n\n", g_steal_pointer (&header), (gint64) value);
+        g_string_append_printf (header, "Value = %" G_GINT64_FORMAT "\n\n", (gint64) value);
       point->old_value = value;
     }
-  say_place (self, header, event, FALSE);
+  say_place (self, header->str, event, FALSE);
 }
 
 static void

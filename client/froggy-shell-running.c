@@ -26,6 +26,14 @@ stop_all (FroggyShell *self)
   self->stopping_all = TRUE;
   result = froggy_daemon_proxy_call (self->daemon, "stop", session_params (self), &error);
   self->stopping_all = FALSE;
+  if (result == NULL)
+    {
+      /* Not stopped: say why, unless the program is gone meanwhile (its
+       * end was printed, and the session with it). */
+      if (self->session != 0 && !g_error_matches (error, FROGGY_RPC_ERROR, FROGGY_RPC_ERROR_NO_SESSION))
+        say_error (self, error);
+      return;
+    }
   self->running = FALSE;
 }
 
