@@ -353,6 +353,23 @@ request (FroggyDevice  *self,
   return request_value (self, nr, arg, what, error) >= 0;
 }
 
+static struct utrace_attach
+attach_request (pid_t   tid,
+                guint32 flags,
+                guint64 events,
+                guint64 nonstop)
+{
+  struct utrace_attach attach = {
+    .size = sizeof attach,
+    .flags = flags,
+    .tid = tid,
+    .events = events,
+    .nonstop = nonstop,
+  };
+
+  return attach;
+}
+
 gboolean
 froggy_device_attach (FroggyDevice  *self,
                       pid_t          tid,
@@ -362,13 +379,7 @@ froggy_device_attach (FroggyDevice  *self,
                       guint64       *id,
                       GError       **error)
 {
-  struct utrace_attach attach = {
-    .size = sizeof attach,
-    .flags = flags,
-    .tid = tid,
-    .events = events,
-    .nonstop = nonstop,
-  };
+  struct utrace_attach attach = attach_request (tid, flags, events, nonstop);
 
   g_return_val_if_fail (FROGGY_IS_DEVICE (self), FALSE);
 
@@ -415,16 +426,7 @@ froggy_device_attach_as (FroggyDevice            *self,
                          guint64                 *id,
                          GError                 **error)
 {
-  AttachAsClient call = {
-    .fd = self->fd,
-    .attach = {
-      .size = sizeof call.attach,
-      .flags = flags,
-      .tid = tid,
-      .events = events,
-      .nonstop = nonstop,
-    },
-  };
+  AttachAsClient call = { .fd = self->fd, .attach = attach_request (tid, flags, events, nonstop) };
 
   g_return_val_if_fail (FROGGY_IS_DEVICE (self), FALSE);
 
