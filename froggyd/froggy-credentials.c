@@ -273,38 +273,3 @@ froggy_credentials_run_as (const FroggyCredentials  *self,
     *value = answer.value;
   return TRUE;
 }
-
-/* /proc/PID/mem opens only for who may ptrace-attach to the process
- * (mm_access() with PTRACE_MODE_ATTACH_FSCREDS): Yama and the security
- * modules included. */
-static int
-open_memory (gpointer  data,
-             guint64  *value)
-{
-  const char *path = data;
-  int fd = open (path, O_RDONLY | O_CLOEXEC);
-
-  if (fd < 0)
-    return -errno;
-  close (fd);
-  return 0;
-}
-
-/**
- * froggy_credentials_may_trace:
- *
- * Whether the client may trace process @pid, as the kernel judges it for
- * a helper that has become the client.  Used where nothing is attached
- * (listing and joining a session); an attach makes its own request as
- * the client.
- */
-gboolean
-froggy_credentials_may_trace (const FroggyCredentials  *self,
-                              pid_t                     pid,
-                              GError                  **error)
-{
-  char path[64];
-
-  g_snprintf (path, sizeof path, "/proc/%d/mem", pid);
-  return froggy_credentials_run_as (self, open_memory, path, path, NULL, error);
-}

@@ -32,9 +32,6 @@ gboolean           froggy_credentials_run_as          (const FroggyCredentials  
                                                         const char               *what,
                                                         guint64                  *value,
                                                         GError                  **error);
-gboolean           froggy_credentials_may_trace       (const FroggyCredentials  *self,
-                                                        pid_t                     pid,
-                                                        GError                  **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FroggyCredentials, froggy_credentials_free)
 

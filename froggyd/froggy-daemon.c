@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "froggy-daemon.h"
+#include "froggy-device.h"
 #include "froggy-error.h"
 #include "froggy-message-guard.h"
 #include "froggy-params.h"
@@ -231,8 +232,7 @@ peer_may_trace (FroggyPeer  *peer,
 {
   g_autoptr(GError) local_error = NULL;
 
-  if (geteuid () != 0 ||
-      froggy_credentials_may_trace (froggy_peer_get_credentials (peer), pid, &local_error))
+  if (froggy_device_may_attach_as (froggy_peer_get_credentials (peer), pid, &local_error))
     return TRUE;
   if (g_error_matches (local_error, FROGGY_ERROR, FROGGY_ERROR_PERMISSION))
     g_propagate_error (error, permission_denied (peer, pid, local_error));

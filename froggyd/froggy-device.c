@@ -435,6 +435,48 @@ froggy_device_attach_as (FroggyDevice            *self,
   return froggy_credentials_run_as (client, attach_as_client, &call, "attach", id, error);
 }
 
+/* In a helper that has become the client: a fresh /dev/utrace file, and
+ * an attach to the process, which stops nothing.  The kernel checks the
+ * right to trace first (EPERM) and whether the process is traced already
+ * after (EBUSY, which then means yes); an attach that works ends with
+ * the file. */
+static int
+probe_attach_as_client (gpointer  data,
+                        guint64  *unused)
+{
+  struct utrace_api api = { .size = sizeof api, .api = UTRACE_API };
+  struct utrace_attach attach = attach_request (GPOINTER_TO_INT (data), 0, 0, 0);
+  int fd = open (FROGGY_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+  int status = 0;
+
+  if (fd < 0)
+    return -errno;
+  if (ioctl (fd, UTRACE_IOC_API, &api) < 0 ||
+      (ioctl (fd, UTRACE_IOC_ATTACH, &attach) < 0 && errno != EBUSY))
+    status = -errno;
+  close (fd);
+  return status;
+}
+
+/**
+ * froggy_device_may_attach_as:
+ *
+ * Whether @client may trace process @pid, as the kernel judges it for a
+ * helper that has become @client: for listing and joining a session,
+ * where nothing is to be attached.  A daemon that is not root serves
+ * its own user, who may.
+ */
+gboolean
+froggy_device_may_attach_as (const FroggyCredentials  *client,
+                             pid_t                     pid,
+                             GError                  **error)
+{
+  if (geteuid () != 0)
+    return TRUE;
+  return froggy_credentials_run_as (client, probe_attach_as_client, GINT_TO_POINTER (pid),
+                                    "attach", NULL, error);
+}
+
 gboolean
 froggy_device_detach (FroggyDevice  *self,
                       guint64        id,

@@ -38,6 +38,9 @@ gboolean      froggy_device_attach       (FroggyDevice                   *self,
                                           guint64                         nonstop,
                                           guint64                        *id,
                                           GError                        **error);
+gboolean      froggy_device_may_attach_as (const FroggyCredentials      *client,
+                                           pid_t                         pid,
+                                           GError                      **error);
 gboolean      froggy_device_attach_as    (FroggyDevice                   *self,
                                           const FroggyCredentials        *client,
                                           pid_t                           tid,
