@@ -5,6 +5,12 @@
  * ::event with their params.  When the connection ends, every call still
  * waiting fails with G_IO_ERROR_CLOSED and ::closed is emitted once.
  *
+ * Not jsonrpc-glib's JsonrpcClient, which the daemon's server side uses:
+ * Debian 12's jsonrpc-glib (3.42) loses the code of an error answer.  It
+ * looks "code" up as a plain int64 where its own JSON parser left a
+ * boxed one, and fails the call with G_IO_ERROR_FAILED and the printed
+ * error object; the shell words its errors by their codes.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #define G_LOG_DOMAIN "froggy"
