@@ -513,7 +513,13 @@ def subscribed_run(client, args, kind, how, code=0):
             assert event["code"] == code, event
             return seen, pid
         if event.get("stopped") and event["reason"] != "launched":
-            client.call("continue", session=session)
+            try:
+                client.call("continue", session=session)
+            except RpcError as error:
+                # A continue for an earlier stop let every thread run, and
+                # the process ended before this stop's turn came: its exit
+                # is still to be read.
+                assert error.code == -32000, error
 
 
 @pytest.mark.parametrize("how", ["report", "stop"])
