@@ -1,0 +1,165 @@
+/* froggy-session-private.h: what the files of a FroggySession share
+ *
+ * A FroggySession is one object split over files with one responsibility
+ * each.  They lie in floors, and a file calls only into its own floor or
+ * the ones below it, never up into the session's public API:
+ *
+ *   top      the object, its peers, its lifecycle and its public API
+ *            (froggy-session.c); the record handlers and the requests
+ *   middle   the breakpoint sites, the stop barrier, the stepper
+ *   bottom   the process and thread tables, the notification builder,
+ *            the launcher; below the session altogether, FroggyDevice
+ *
+ * Within a floor a file may use another only one way: the notifications
+ * read the thread tables (where a stopped thread is), never the reverse.
+ * What a lower floor needs the session to do (end, resync) it asks
+ * through a callback, or leaves to its caller.  The pieces not split out
+ * of froggy-session.c yet still live there, floors and all.
+ *
+ * The functions shared here keep the short names they had as statics of
+ * froggy-session.c (process_lookup(), notify_simple(), ...): they are the
+ * session's private vocabulary, not an API, and the code that calls them
+ * reads as it did.  They are G_GNUC_INTERNAL, hidden in the executable,
+ * so that no library can ever bind to one; a clash between two of
+ * froggyd's own files is a link error.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#pragma once
+
+#include <sys/types.h>
+
+#include "froggy-device.h"
+#include "froggy-peer.h"
+#include "froggy-session.h"
+#include "froggy-symbolizer.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  guint64 address;
+  guint8  original;
+  guint   users;      /* enabled breakpoints and internal uses */
+} Site;
+
+typedef struct
+{
+  pid_t             pid;
+  FroggySymbolizer *symbolizer;
+  GHashTable       *sites;      /* guint64 address -> Site */
+  GHashTable       *armed;      /* a child's image: guint64 address -> breakpoint id */
+  GHashTable       *pending;    /* a running child's breakpoints to arm at its next
+                                 * stop: guint64 address -> breakpoint id */
+  pid_t             arming;     /* the thread interrupted for that stop, or 0 */
+  pid_t             memory_of;  /* whose memory it runs in: its own pid, or
+                                 * a CLONE_VM (vfork) child's parent's */
+  pid_t             vfork_caller; /* a vfork child's: the parent thread that
+                                   * sleeps in vfork() until its exec or death */
+  guint             image;      /* the program image it runs: numbered by
+                                 * exec, a fork's copy keeps its parent's */
+  gboolean          followed;   /* FALSE: a child to let go at its first stop */
+} Process;
+
+typedef enum
+{
+  AFTER_STEP_OVER_RESUME,
+  AFTER_STEP_OVER_STEP,
+} AfterStepOver;
+
+typedef struct
+{
+  guint64        id;            /* the device's */
+  pid_t          tid;
+  pid_t          pid;
+  gboolean       stopped;
+  gboolean       announced;     /* the first stop was reported */
+  gboolean       stop_requested;
+  gboolean       paused;        /* stopped by us, for another's step-over */
+  gboolean       pause_lapsed;  /* that step-over ended before it stopped */
+  gboolean       deferred;      /* paused on a site: resumes after that step-over */
+  int            pending_signal; /* to inject on continue (a program's int3) */
+  int            over_signal;    /* for the step-over's step: -1 the held one, 0 none */
+
+  /* stepping over the breakpoint at over_address */
+  guint64        over_address;
+  AfterStepOver  over_then;
+  guint          over_sync;      /* idle: records read before the int3 is lifted */
+
+  /* a source-level step */
+  gboolean       stepping;
+  FroggyStepKind step_kind;
+  guint          step_left;      /* instructions still to step */
+  char          *step_file;
+  int            step_line;
+  guint64        step_prev_pc;
+  guint64        step_prev_sp;
+  guint64        return_address; /* an internal breakpoint, or 0 */
+  guint64        return_sp;      /* hit only with rsp above this */
+  gboolean       return_ends_step;
+} Thread;
+
+typedef struct
+{
+  guint    id;
+  guint64  address;
+  guint    length;
+  gboolean read_write;
+  pid_t    tid;          /* 0: every thread */
+  GArray  *slots;        /* (tid, slot) pairs as two ints */
+} Watchpoint;
+
+typedef struct
+{
+  guint            id;
+  FroggyCatchSpec *spec;
+} Catchpoint;
+
+typedef void (*StopWaiterDone) (FroggySession *self,
+                                gpointer       data);
+
+typedef struct
+{
+  GHashTable     *pending;    /* tids */
+  GArray         *tids;
+  gboolean        with_clones; /* threads born of pending ones join */
+  StopWaiterDone  done;
+  gpointer        data;
+} StopWaiter;
+
+struct _FroggySession
+{
+  GObject       parent_instance;
+  guint         id;
+  FroggyDevice *device;
+  pid_t         pid;
+  gboolean      follow_fork;
+  gboolean      lossless;     /* UTRACE_ATTACH_LOSSLESS, and no client drops */
+  gboolean      launched;
+  gboolean      detaching;
+  gboolean      ended;
+  gboolean      launch_seen;  /* the launched child's first event came */
+  GError       *launch_error; /* why the launched child died before its exec */
+
+  GHashTable   *threads;      /* tid -> Thread */
+  GHashTable   *processes;    /* pid -> Process */
+  GPtrArray    *breakpoints;  /* FroggyBreakpoint */
+  GPtrArray    *watchpoints;  /* Watchpoint */
+  GPtrArray    *catchpoints;  /* Catchpoint */
+  GList        *waiters;      /* StopWaiter */
+  gboolean      records_lost;   /* the kernel dropped records */
+  gboolean      resync_pending; /* since the last loss: waiters wait */
+  guint         resync_source;
+  guint         next_breakpoint_id;
+  guint         next_watchpoint_id;
+  guint         last_image;   /* Process.image of the latest exec */
+  guint64       events;
+  guint64       nonstop;
+  GHashTable   *reported;     /* notification kind -> "report" or "stop" */
+
+  GPtrArray    *peers;        /* FroggyPeer, observers and controller */
+  FroggyPeer   *controller;
+  GPtrArray    *detach_tasks; /* GTask, completed when the session has ended */
+};
+
+G_END_DECLS
