@@ -162,4 +162,27 @@ struct _FroggySession
   GPtrArray    *detach_tasks; /* GTask, completed when the session has ended */
 };
 
+/* froggy-session-threads.c: the process and thread tables */
+G_GNUC_INTERNAL void thread_free (gpointer data);
+G_GNUC_INTERNAL void process_free (gpointer data);
+G_GNUC_INTERNAL GHashTable *address_table_new (void);
+G_GNUC_INTERNAL void address_table_add_all (GHashTable *to, GHashTable *from);
+G_GNUC_INTERNAL Process *process_lookup (FroggySession *self, pid_t pid);
+G_GNUC_INTERNAL gboolean process_shares_memory (Process *process);
+G_GNUC_INTERNAL gboolean threads_share_memory (FroggySession *self, Thread *a, Thread *b);
+G_GNUC_INTERNAL Thread *thread_lookup (FroggySession *self, pid_t tid);
+G_GNUC_INTERNAL Thread *thread_add (FroggySession *self, guint64 id, pid_t tid, pid_t pid);
+G_GNUC_INTERNAL Thread *thread_get (FroggySession *self,
+                                    pid_t tid,
+                                    gboolean stopped,
+                                    GError **error);
+G_GNUC_INTERNAL Thread *process_stopped_thread (FroggySession *self, pid_t pid);
+G_GNUC_INTERNAL GArray *all_tids (FroggySession *self);
+G_GNUC_INTERNAL guint64 thread_pc (FroggySession *self, Thread *thread);
+G_GNUC_INTERNAL gboolean thread_control (FroggySession *self,
+                                         Thread *thread,
+                                         guint32 action,
+                                         int signo,
+                                         GError **error);
+
 G_END_DECLS
