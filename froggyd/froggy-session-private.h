@@ -185,4 +185,24 @@ G_GNUC_INTERNAL gboolean thread_control (FroggySession *self,
                                          int signo,
                                          GError **error);
 
+/* froggy-session-notify.c: the notifications and their pace (reads the tables) */
+G_GNUC_INTERNAL void lossless_pace (FroggySession *self);
+G_GNUC_INTERNAL void add_location (GVariantBuilder *builder,
+                                   FroggySession *self,
+                                   pid_t pid,
+                                   guint64 pc);
+G_GNUC_INTERNAL void broadcast (FroggySession *self, GVariant *params);
+G_GNUC_INTERNAL GVariantBuilder *notification_begin_as (FroggySession *self,
+                                                        const char *reason,
+                                                        Thread *thread,
+                                                        gboolean stopped);
+G_GNUC_INTERNAL GVariantBuilder *notification_begin (FroggySession *self,
+                                                     const char *reason,
+                                                     Thread *thread);
+G_GNUC_INTERNAL void notification_end (FroggySession *self,
+                                       GVariantBuilder *builder,
+                                       Thread *thread,
+                                       guint64 pc);
+G_GNUC_INTERNAL void notify_simple (FroggySession *self, const char *reason, Thread *thread);
+
 G_END_DECLS
