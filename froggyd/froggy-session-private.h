@@ -205,4 +205,23 @@ G_GNUC_INTERNAL void notification_end (FroggySession *self,
                                        guint64 pc);
 G_GNUC_INTERNAL void notify_simple (FroggySession *self, const char *reason, Thread *thread);
 
+/* froggy-session-launcher.c: a program started stopped at its exec;
+ * what it is attached with. */
+typedef struct
+{
+  int   fd;
+  const FroggyCredentials *client;
+  guint64 events;
+  guint64 nonstop;
+  guint32 flags;
+} LaunchSetup;
+
+G_GNUC_INTERNAL pid_t launch_program (const LaunchSetup *setup,
+                                      const char * const *argv,
+                                      const char * const *env,
+                                      const char *cwd,
+                                      const char *stdio,
+                                      GError **error);
+G_GNUC_INTERNAL GError *launch_exit_error (int status);
+
 G_END_DECLS
