@@ -34,6 +34,9 @@
 #include "froggy-session.h"
 #include "froggy-symbolizer.h"
 
+/* How often a session that lost records and waits for stops resyncs. */
+#define RESYNC_INTERVAL_MS 250
+
 G_BEGIN_DECLS
 
 typedef struct
@@ -147,6 +150,11 @@ struct _FroggySession
   GPtrArray    *watchpoints;  /* Watchpoint */
   GPtrArray    *catchpoints;  /* Catchpoint */
   GList        *waiters;      /* StopWaiter */
+  /* The stop barrier's way to ask the record handlers, above it, for a
+   * resync of the threads in @delay_ms: while records are lost, the
+   * threads a waiter waits for may be gone unseen. */
+  void        (*resync_schedule) (FroggySession *self,
+                                  guint          delay_ms);
   gboolean      records_lost;   /* the kernel dropped records */
   gboolean      resync_pending; /* since the last loss: waiters wait */
   guint         resync_source;
@@ -223,5 +231,22 @@ G_GNUC_INTERNAL pid_t launch_program (const LaunchSetup *setup,
                                       const char *stdio,
                                       GError **error);
 G_GNUC_INTERNAL GError *launch_exit_error (int status);
+
+/* froggy-session-stop-barrier.c: waiting for threads to stop (middle floor) */
+G_GNUC_INTERNAL void stop_waiter_free (StopWaiter *waiter);
+G_GNUC_INTERNAL void stop_waiters_settle (FroggySession *self);
+G_GNUC_INTERNAL void stop_waiters_update (FroggySession *self, pid_t tid);
+G_GNUC_INTERNAL void stop_waiters_complete (FroggySession *self);
+G_GNUC_INTERNAL gboolean thread_awaited (FroggySession *self, pid_t tid);
+G_GNUC_INTERNAL void stop_waiter_add (FroggySession *self,
+                                      GArray *tids,
+                                      gboolean with_clones,
+                                      StopWaiterDone done,
+                                      gpointer data);
+G_GNUC_INTERNAL void stop_with_parent (FroggySession *self,
+                                       Thread *parent,
+                                       Thread *child,
+                                       gboolean stopping);
+G_GNUC_INTERNAL void stop_with_process (FroggySession *self, Thread *thread);
 
 G_END_DECLS
