@@ -4,17 +4,22 @@
  * each.  They lie in floors, and a file calls only into its own floor or
  * the ones below it, never up into the session's public API:
  *
- *   top      the object, its peers, its lifecycle and its public API
- *            (froggy-session.c); the record handlers and the requests
- *   middle   the breakpoint sites, the stop barrier, the stepper
- *   bottom   the process and thread tables, the notification builder,
- *            the launcher; below the session altogether, FroggyDevice
+ *   top      froggy-session.c: the object, its peers, its lifecycle and
+ *            its public API; the requests and the record handlers
+ *   middle   froggy-session-stop-barrier.c: what waits for threads to stop;
+ *            the breakpoint sites and the stepper (still in
+ *            froggy-session.c)
+ *   bottom   froggy-session-threads.c: the process and thread tables
+ *            froggy-session-notify.c: the notifications and their pace
+ *            froggy-session-launcher.c: a program started stopped at its
+ *            exec, which knows nothing of the session
+ *   below    FroggyDevice, FroggySymbolizer, FroggyPeer
  *
- * Within a floor a file may use another only one way: the notifications
+ * Within a floor a file uses another only one way: the notifications
  * read the thread tables (where a stopped thread is), never the reverse.
- * What a lower floor needs the session to do (end, resync) it asks
- * through a callback, or leaves to its caller.  The pieces not split out
- * of froggy-session.c yet still live there, floors and all.
+ * What a lower floor needs the session to do it asks through a callback
+ * (the stop barrier's self->resync_schedule) or leaves to its caller (the
+ * launcher's child watch is the session's).
  *
  * The functions shared here keep the short names they had as statics of
  * froggy-session.c (process_lookup(), notify_simple(), ...): they are the
