@@ -34,13 +34,11 @@
 
 #include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -51,13 +49,13 @@
 #include "froggy-error.h"
 #include "froggy-params.h"
 #include "froggy-registers.h"
+#include "froggy-session-private.h"
 #include "froggy-session.h"
 #include "froggy-symbolizer.h"
 #include "froggy-syscalls.h"
 
 #define INT3 0xcc
 #define MAX_MEMORY_READ (1024 * 1024)
-#define RESYNC_INTERVAL_MS 250
 
 /* What the kernel always reports to us, and which of it never stops. */
 #define BASE_EVENTS (UTRACE_EVMASK (UTRACE_EV_EXEC) | \
@@ -68,132 +66,6 @@
                      UTRACE_EVMASK (UTRACE_EV_WATCHPOINT))
 #define BASE_NONSTOP (UTRACE_EVMASK (UTRACE_EV_CLONE) | \
                       UTRACE_EVMASK (UTRACE_EV_DEATH))
-
-typedef struct
-{
-  guint64 address;
-  guint8  original;
-  guint   users;      /* enabled breakpoints and internal uses */
-} Site;
-
-typedef struct
-{
-  pid_t             pid;
-  FroggySymbolizer *symbolizer;
-  GHashTable       *sites;      /* guint64 address -> Site */
-  GHashTable       *armed;      /* a child's image: guint64 address -> breakpoint id */
-  GHashTable       *pending;    /* a running child's breakpoints to arm at its next
-                                 * stop: guint64 address -> breakpoint id */
-  pid_t             arming;     /* the thread interrupted for that stop, or 0 */
-  pid_t             memory_of;  /* whose memory it runs in: its own pid, or
-                                 * a CLONE_VM (vfork) child's parent's */
-  pid_t             vfork_caller; /* a vfork child's: the parent thread that
-                                   * sleeps in vfork() until its exec or death */
-  guint             image;      /* the program image it runs: numbered by
-                                 * exec, a fork's copy keeps its parent's */
-  gboolean          followed;   /* FALSE: a child to let go at its first stop */
-} Process;
-
-typedef enum
-{
-  AFTER_STEP_OVER_RESUME,
-  AFTER_STEP_OVER_STEP,
-} AfterStepOver;
-
-typedef struct
-{
-  guint64        id;            /* the device's */
-  pid_t          tid;
-  pid_t          pid;
-  gboolean       stopped;
-  gboolean       announced;     /* the first stop was reported */
-  gboolean       stop_requested;
-  gboolean       paused;        /* stopped by us, for another's step-over */
-  gboolean       pause_lapsed;  /* that step-over ended before it stopped */
-  gboolean       deferred;      /* paused on a site: resumes after that step-over */
-  int            pending_signal; /* to inject on continue (a program's int3) */
-  int            over_signal;    /* for the step-over's step: -1 the held one, 0 none */
-
-  /* stepping over the breakpoint at over_address */
-  guint64        over_address;
-  AfterStepOver  over_then;
-  guint          over_sync;      /* idle: records read before the int3 is lifted */
-
-  /* a source-level step */
-  gboolean       stepping;
-  FroggyStepKind step_kind;
-  guint          step_left;      /* instructions still to step */
-  char          *step_file;
-  int            step_line;
-  guint64        step_prev_pc;
-  guint64        step_prev_sp;
-  guint64        return_address; /* an internal breakpoint, or 0 */
-  guint64        return_sp;      /* hit only with rsp above this */
-  gboolean       return_ends_step;
-} Thread;
-
-typedef struct
-{
-  guint    id;
-  guint64  address;
-  guint    length;
-  gboolean read_write;
-  pid_t    tid;          /* 0: every thread */
-  GArray  *slots;        /* (tid, slot) pairs as two ints */
-} Watchpoint;
-
-typedef struct
-{
-  guint            id;
-  FroggyCatchSpec *spec;
-} Catchpoint;
-
-typedef void (*StopWaiterDone) (FroggySession *self,
-                                gpointer       data);
-
-typedef struct
-{
-  GHashTable     *pending;    /* tids */
-  GArray         *tids;
-  gboolean        with_clones; /* threads born of pending ones join */
-  StopWaiterDone  done;
-  gpointer        data;
-} StopWaiter;
-
-struct _FroggySession
-{
-  GObject       parent_instance;
-  guint         id;
-  FroggyDevice *device;
-  pid_t         pid;
-  gboolean      follow_fork;
-  gboolean      lossless;     /* UTRACE_ATTACH_LOSSLESS, and no client drops */
-  gboolean      launched;
-  gboolean      detaching;
-  gboolean      ended;
-  gboolean      launch_seen;  /* the launched child's first event came */
-  GError       *launch_error; /* why the launched child died before its exec */
-
-  GHashTable   *threads;      /* tid -> Thread */
-  GHashTable   *processes;    /* pid -> Process */
-  GPtrArray    *breakpoints;  /* FroggyBreakpoint */
-  GPtrArray    *watchpoints;  /* Watchpoint */
-  GPtrArray    *catchpoints;  /* Catchpoint */
-  GList        *waiters;      /* StopWaiter */
-  gboolean      records_lost;   /* the kernel dropped records */
-  gboolean      resync_pending; /* since the last loss: waiters wait */
-  guint         resync_source;
-  guint         next_breakpoint_id;
-  guint         next_watchpoint_id;
-  guint         last_image;   /* Process.image of the latest exec */
-  guint64       events;
-  guint64       nonstop;
-  GHashTable   *reported;     /* notification kind -> "report" or "stop" */
-
-  GPtrArray    *peers;        /* FroggyPeer, observers and controller */
-  FroggyPeer   *controller;
-  GPtrArray    *detach_tasks; /* GTask, completed when the session has ended */
-};
 
 enum {
   ENDED,
@@ -211,6 +83,9 @@ static void froggy_session_hangup     (FroggySession                    *self,
                                        FroggyDevice                     *device);
 static void thread_step_logic         (FroggySession                    *self,
                                        Thread                           *thread);
+static void resync_schedule           (FroggySession                    *self,
+                                       guint                             delay_ms);
+static void threads_resync            (FroggySession                    *self);
 
 void
 froggy_catch_spec_free (FroggyCatchSpec *spec)
@@ -220,28 +95,6 @@ froggy_catch_spec_free (FroggyCatchSpec *spec)
   g_free (spec->kind);
   g_clear_pointer (&spec->numbers, g_array_unref);
   g_free (spec);
-}
-
-static void
-thread_free (gpointer data)
-{
-  Thread *thread = data;
-
-  g_clear_handle_id (&thread->over_sync, g_source_remove);
-  g_free (thread->step_file);
-  g_free (thread);
-}
-
-static void
-process_free (gpointer data)
-{
-  Process *process = data;
-
-  g_clear_object (&process->symbolizer);
-  g_hash_table_unref (process->sites);
-  g_hash_table_unref (process->armed);
-  g_hash_table_unref (process->pending);
-  g_free (process);
 }
 
 static void
@@ -260,14 +113,6 @@ catchpoint_free (gpointer data)
 
   froggy_catch_spec_free (catchpoint->spec);
   g_free (catchpoint);
-}
-
-static void
-stop_waiter_free (StopWaiter *waiter)
-{
-  g_hash_table_unref (waiter->pending);
-  g_array_unref (waiter->tids);
-  g_free (waiter);
 }
 
 static void
@@ -336,6 +181,7 @@ froggy_session_init (FroggySession *self)
   self->nonstop = BASE_NONSTOP;
   self->next_breakpoint_id = 1;
   self->next_watchpoint_id = 1;
+  self->resync_schedule = resync_schedule;
 }
 
 FroggySession *
@@ -392,36 +238,6 @@ froggy_session_set_lossless (FroggySession  *self,
     }
   self->lossless = TRUE;
   return TRUE;
-}
-
-static gboolean
-any_peer_lags (FroggySession *self)
-{
-  for (guint i = 0; i < self->peers->len; i++)
-    if (froggy_peer_lags (g_ptr_array_index (self->peers, i)))
-      return TRUE;
-  return FALSE;
-}
-
-/* A lossless session reads its events at the pace of its slowest client. */
-static void
-lossless_pace (FroggySession *self)
-{
-  gboolean lags;
-
-  if (!self->lossless || self->ended)
-    return;
-  lags = any_peer_lags (self);
-  if (lags && !froggy_device_is_paused (self->device))
-    {
-      g_debug ("session %u: a client lags: the tracee waits for it", self->id);
-      froggy_device_pause_reading (self->device);
-    }
-  else if (!lags && froggy_device_is_paused (self->device))
-    {
-      g_debug ("session %u: its clients caught up", self->id);
-      froggy_device_resume_reading (self->device);
-    }
 }
 
 /* Why a launched program never reached its exec, or NULL. */
@@ -506,454 +322,7 @@ froggy_session_describe (FroggySession *self,
 
 /* }}} */
 
-/* Processes and threads {{{ */
-
-/* A table of breakpoint addresses: guint64 address -> breakpoint id. */
-static GHashTable *
-address_table_new (void)
-{
-  return g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-}
-
-/* Add the addresses of @from, with their breakpoint ids, to @to. */
-static void
-address_table_add_all (GHashTable *to,
-                       GHashTable *from)
-{
-  GHashTableIter iter;
-  gpointer key, value;
-
-  g_hash_table_iter_init (&iter, from);
-  while (g_hash_table_iter_next (&iter, &key, &value))
-    g_hash_table_insert (to, g_memdup2 (key, sizeof (guint64)), value);
-}
-
-static Process *
-process_lookup (FroggySession *self,
-                pid_t          pid)
-{
-  Process *process = g_hash_table_lookup (self->processes, GINT_TO_POINTER (pid));
-
-  if (process == NULL)
-    {
-      process = g_new0 (Process, 1);
-      process->pid = pid;
-      process->symbolizer = froggy_symbolizer_new (pid);
-      process->sites = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, g_free);
-      process->armed = address_table_new ();
-      process->pending = address_table_new ();
-      process->memory_of = pid;
-      process->followed = TRUE;
-      g_hash_table_insert (self->processes, GINT_TO_POINTER (pid), process);
-    }
-  return process;
-}
-
-/* A vfork child, until its exec: its int3s are its parent's. */
-static gboolean
-process_shares_memory (Process *process)
-{
-  return process->memory_of != process->pid;
-}
-
-/* Whether @a and @b run in one memory, int3s and all: threads of one
- * process, or of a vfork child and its parent. */
-static gboolean
-threads_share_memory (FroggySession *self,
-                      Thread        *a,
-                      Thread        *b)
-{
-  return a->pid == b->pid ||
-         process_lookup (self, a->pid)->memory_of == process_lookup (self, b->pid)->memory_of;
-}
-
-static Thread *
-thread_lookup (FroggySession *self,
-               pid_t          tid)
-{
-  return g_hash_table_lookup (self->threads, GINT_TO_POINTER (tid));
-}
-
-static Thread *
-thread_add (FroggySession *self,
-            guint64        id,
-            pid_t          tid,
-            pid_t          pid)
-{
-  Thread *thread = g_new0 (Thread, 1);
-
-  thread->id = id;
-  thread->tid = tid;
-  thread->pid = pid;
-  thread->over_signal = -1;
-  g_hash_table_replace (self->threads, GINT_TO_POINTER (tid), thread);
-  process_lookup (self, pid);
-  return thread;
-}
-
-/* The thread a request names: it must exist, and be stopped if asked. */
-static Thread *
-thread_get (FroggySession  *self,
-            pid_t           tid,
-            gboolean        stopped,
-            GError        **error)
-{
-  Thread *thread = thread_lookup (self, tid);
-
-  if (thread == NULL)
-    {
-      g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_NO_THREAD,
-                   "no thread %d in session %u", tid, self->id);
-      return NULL;
-    }
-  if (stopped && !thread->stopped)
-    {
-      g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_RUNNING,
-                   "thread %d is running: stop it first", tid);
-      return NULL;
-    }
-  return thread;
-}
-
-/* Some stopped thread through which @pid's memory is reached: one of
- * its own, or else one of a vfork child or parent sharing that memory
- * (a vfork parent may sleep until its child execs, and never stop). */
-static Thread *
-process_stopped_thread (FroggySession *self,
-                        pid_t          pid)
-{
-  pid_t memory = process_lookup (self, pid)->memory_of;
-  Thread *sharing = NULL;
-  GHashTableIter iter;
-  Thread *thread;
-
-  g_hash_table_iter_init (&iter, self->threads);
-  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &thread))
-    {
-      if (!thread->stopped)
-        continue;
-      if (thread->pid == pid)
-        return thread;
-      if (sharing == NULL && process_lookup (self, thread->pid)->memory_of == memory)
-        sharing = thread;
-    }
-  return sharing;
-}
-
-static guint64
-thread_pc (FroggySession *self,
-           Thread        *thread)
-{
-  struct user_regs_struct regs;
-
-  if (!froggy_device_get_regs (self->device, thread->id, &regs, NULL))
-    return 0;
-  return regs.rip;
-}
-
-/* }}} */
-
-/* Notifications {{{ */
-
-static void
-add_location (GVariantBuilder *builder,
-              FroggySession   *self,
-              pid_t            pid,
-              guint64          pc)
-{
-  Process *process = process_lookup (self, pid);
-  g_autoptr(FroggySymbol) symbol = NULL;
-  g_autofree char *text = froggy_format_word (pc);
-
-  g_variant_builder_add (builder, "{sv}", "pc", g_variant_new_string (text));
-  symbol = froggy_symbolizer_lookup_address (process->symbolizer, pc);
-  if (symbol == NULL)
-    return;
-  if (symbol->function != NULL)
-    g_variant_builder_add (builder, "{sv}", "function", g_variant_new_string (symbol->function));
-  if (symbol->file != NULL && symbol->line > 0)
-    {
-      g_variant_builder_add (builder, "{sv}", "file", g_variant_new_string (symbol->file));
-      g_variant_builder_add (builder, "{sv}", "line", g_variant_new_int64 (symbol->line));
-    }
-}
-
-static void
-broadcast (FroggySession *self,
-           GVariant      *params)
-{
-  g_autoptr(GVariant) sunk = g_variant_ref_sink (params);
-
-  for (guint i = 0; i < self->peers->len; i++)
-    {
-      FroggyPeer *peer = g_ptr_array_index (self->peers, i);
-
-      if (self->lossless)
-        froggy_peer_notify_lossless (peer, sunk);
-      else
-        froggy_peer_notify (peer, sunk);
-    }
-  lossless_pace (self);
-}
-
-static GVariantBuilder *
-notification_begin_as (FroggySession *self,
-                       const char    *reason,
-                       Thread        *thread,
-                       gboolean       stopped)
-{
-  GVariantBuilder *builder = g_variant_builder_new (G_VARIANT_TYPE_VARDICT);
-
-  g_variant_builder_add (builder, "{sv}", "reason", g_variant_new_string (reason));
-  g_variant_builder_add (builder, "{sv}", "session", g_variant_new_int64 (self->id));
-  if (thread != NULL)
-    {
-      g_variant_builder_add (builder, "{sv}", "thread", g_variant_new_int64 (thread->tid));
-      g_variant_builder_add (builder, "{sv}", "pid", g_variant_new_int64 (thread->pid));
-      g_variant_builder_add (builder, "{sv}", "stopped", g_variant_new_boolean (stopped));
-    }
-  return builder;
-}
-
-static GVariantBuilder *
-notification_begin (FroggySession *self,
-                    const char    *reason,
-                    Thread        *thread)
-{
-  return notification_begin_as (self, reason, thread, thread != NULL && thread->stopped);
-}
-
-static void
-notification_end (FroggySession   *self,
-                  GVariantBuilder *builder,
-                  Thread          *thread,
-                  guint64          pc)
-{
-  /* Stopped for the user now, not for someone's step-over: it waits
-   * for a continue. */
-  if (thread != NULL && thread->stopped)
-    {
-      thread->paused = FALSE;
-      thread->deferred = FALSE;
-      add_location (builder, self, thread->pid, pc ? pc : thread_pc (self, thread));
-    }
-  broadcast (self, g_variant_builder_end (builder));
-  g_variant_builder_unref (builder);
-}
-
-static void
-notify_simple (FroggySession *self,
-               const char    *reason,
-               Thread        *thread)
-{
-  notification_end (self, notification_begin (self, reason, thread), thread, 0);
-}
-
-/* }}} */
-
-/* Stop waiters {{{ */
-
-static gint
-waiter_pending_count (gconstpointer waiter,
-                      gconstpointer unused)
-{
-  return g_hash_table_size (((const StopWaiter *) waiter)->pending);
-}
-
-/* Completes the waiters with nothing pending, unless records were lost
- * and the session does not know yet which threads it has.  A waiter's
- * callback may add waiters, complete the others (a detach) or drop the
- * last reference to the session (its end): the list is searched anew
- * after each one, with the session held. */
-static void
-stop_waiters_settle (FroggySession *self)
-{
-  g_autoptr(FroggySession) hold = g_object_ref (self);
-  GList *l;
-
-  while (!self->resync_pending &&
-         (l = g_list_find_custom (self->waiters, NULL, waiter_pending_count)) != NULL)
-    {
-      StopWaiter *waiter = l->data;
-
-      self->waiters = g_list_delete_link (self->waiters, l);
-      waiter->done (self, waiter->data);
-      stop_waiter_free (waiter);
-    }
-}
-
-static void
-stop_waiters_update (FroggySession *self,
-                     pid_t          tid)
-{
-  for (GList *l = self->waiters; l != NULL; l = l->next)
-    {
-      StopWaiter *waiter = l->data;
-
-      g_hash_table_remove (waiter->pending, GINT_TO_POINTER (tid));
-    }
-  stop_waiters_settle (self);
-}
-
-/* Nothing will stop any more: whoever waited is done. */
-static void
-stop_waiters_complete (FroggySession *self)
-{
-  GList *waiters = g_steal_pointer (&self->waiters);
-
-  for (GList *l = waiters; l != NULL; l = l->next)
-    {
-      StopWaiter *waiter = l->data;
-
-      waiter->done (self, waiter->data);
-      stop_waiter_free (waiter);
-    }
-  g_list_free (waiters);
-}
-
-/* Whether someone waits for @tid to stop. */
-static gboolean
-thread_awaited (FroggySession *self,
-                pid_t          tid)
-{
-  for (GList *l = self->waiters; l != NULL; l = l->next)
-    {
-      StopWaiter *waiter = l->data;
-
-      if (g_hash_table_contains (waiter->pending, GINT_TO_POINTER (tid)))
-        return TRUE;
-    }
-  return FALSE;
-}
-
-static void resync_schedule (FroggySession *self, guint delay_ms);
-static void threads_resync  (FroggySession *self);
-
-/* Calls @done once every thread of @tids is stopped or gone: at once if
- * they already are.  With @with_clones, a thread born of one still
- * pending is stopped and waited for as well (see stop_with_parent()). */
-static void
-stop_waiter_add (FroggySession  *self,
-                 GArray         *tids,
-                 gboolean        with_clones,
-                 StopWaiterDone  done,
-                 gpointer        data)
-{
-  g_autoptr(FroggySession) hold = g_object_ref (self);
-  StopWaiter *waiter = g_new0 (StopWaiter, 1);
-
-  waiter->pending = g_hash_table_new (NULL, NULL);
-  waiter->tids = g_array_ref (tids);
-  waiter->with_clones = with_clones;
-  waiter->done = done;
-  waiter->data = data;
-  for (guint i = 0; i < tids->len; i++)
-    {
-      pid_t tid = g_array_index (tids, pid_t, i);
-      Thread *thread = thread_lookup (self, tid);
-
-      if (thread == NULL || !thread->stopped)
-        g_hash_table_add (waiter->pending, GINT_TO_POINTER (tid));
-    }
-  self->waiters = g_list_append (self->waiters, waiter);
-  stop_waiters_settle (self);
-  if (self->records_lost && self->waiters != NULL)
-    resync_schedule (self, RESYNC_INTERVAL_MS);
-}
-
-static gboolean thread_control (FroggySession *self, Thread *thread, guint32 action,
-                                int signo, GError **error);
-
-/* @thread, awaited by a waiter now, is stopped as @like was: for the user
- * or paused for a step-over. */
-static void
-stop_like (FroggySession *self,
-           Thread        *like,
-           Thread        *thread)
-{
-  if (thread->stopped)
-    return;
-  /* Exiting already: its death record answers the waiters. */
-  if (!thread_control (self, thread, UTRACE_CTL_INTERRUPT, -1, NULL))
-    return;
-  thread->stop_requested = like->stop_requested;
-  thread->paused = like->paused;
-  thread->pause_lapsed = FALSE;
-}
-
-/* A thread born while its parent was being stopped, by a stop of every
- * thread or a step-over's pause: it is stopped alike, and whoever waits
- * for the parent waits for it too.  Else a stop of every thread would
- * answer with one running, or a new thread run past the breakpoint a
- * step-over has lifted.
- *
- * @stopping: the kernel stops the child already (UTRACE_CLONE_STOPPED),
- * as its parent had a stop pending when it cloned.  That is how a parent
- * held asleep in the clone for a step-over, which nobody waits for, has
- * a child that runs no code while the int3 is lifted. */
-static void
-stop_with_parent (FroggySession *self,
-                  Thread        *parent,
-                  Thread        *child,
-                  gboolean       stopping)
-{
-  gboolean awaited = FALSE;
-
-  for (GList *l = self->waiters; l != NULL; l = l->next)
-    {
-      StopWaiter *waiter = l->data;
-
-      if (!waiter->with_clones ||
-          !g_hash_table_contains (waiter->pending, GINT_TO_POINTER (parent->tid)) ||
-          g_hash_table_contains (waiter->pending, GINT_TO_POINTER (child->tid)))
-        continue;
-      g_hash_table_add (waiter->pending, GINT_TO_POINTER (child->tid));
-      g_array_append_val (waiter->tids, child->tid);
-      awaited = TRUE;
-    }
-  if (awaited)
-    stop_like (self, parent, child);
-  else if (stopping)
-    {
-      /* Its stop record is taken as its parent's would be: a pause, a
-       * stop asked for, or one nobody wants any more, to run on from. */
-      child->paused = parent->paused;
-      child->stop_requested = parent->stop_requested;
-      child->pause_lapsed = !parent->paused && !parent->stop_requested;
-    }
-}
-
-/* @thread joins without a CLONE record (see threads_resync()): stopped and
- * awaited like the threads of its process that a waiter stops with their
- * clones, if any. */
-static void
-stop_with_process (FroggySession *self,
-                   Thread        *thread)
-{
-  Thread *like = NULL;
-
-  for (GList *l = self->waiters; l != NULL; l = l->next)
-    {
-      StopWaiter *waiter = l->data;
-
-      if (!waiter->with_clones)
-        continue;
-      for (guint i = 0; i < waiter->tids->len; i++)
-        {
-          Thread *other = thread_lookup (self, g_array_index (waiter->tids, pid_t, i));
-
-          if (other != NULL && other != thread && other->pid == thread->pid)
-            {
-              g_hash_table_add (waiter->pending, GINT_TO_POINTER (thread->tid));
-              g_array_append_val (waiter->tids, thread->tid);
-              like = other;
-              break;
-            }
-        }
-    }
-  if (like != NULL)
-    stop_like (self, like, thread);
-}
+/* Waiting for stops {{{ */
 
 static void
 wait_stopped_done (FroggySession *self,
@@ -973,23 +342,6 @@ wait_stopped_done (FroggySession *self,
     }
   g_task_return_pointer (task, g_variant_ref_sink (g_variant_builder_end (&builder)),
                          (GDestroyNotify) g_variant_unref);
-}
-
-static GArray *
-all_tids (FroggySession *self)
-{
-  GArray *tids = g_array_new (FALSE, FALSE, sizeof (pid_t));
-  GHashTableIter iter;
-  gpointer key;
-
-  g_hash_table_iter_init (&iter, self->threads);
-  while (g_hash_table_iter_next (&iter, &key, NULL))
-    {
-      pid_t tid = GPOINTER_TO_INT (key);
-
-      g_array_append_val (tids, tid);
-    }
-  return tids;
 }
 
 void
@@ -1368,20 +720,6 @@ breakpoint_disarm (FroggySession    *self,
 /* }}} */
 
 /* Running threads {{{ */
-
-static gboolean
-thread_control (FroggySession  *self,
-                Thread         *thread,
-                guint32         action,
-                int             signo,
-                GError        **error)
-{
-  if (!froggy_device_control (self->device, thread->id, action, signo, error))
-    return FALSE;
-  if (action != UTRACE_CTL_STOP && action != UTRACE_CTL_INTERRUPT)
-    thread->stopped = FALSE;
-  return TRUE;
-}
 
 static void step_over_paused (FroggySession *self, gpointer data);
 static void step_over_done (FroggySession *self, Thread *thread);
@@ -1967,65 +1305,6 @@ froggy_session_step (FroggySession   *self,
 
 /* Starting {{{ */
 
-/* How the launched child says what went wrong before its exec. */
-enum
-{
-  LAUNCH_EXIT_REFUSED     = 124,  /* the kernel would not let it be traced */
-  LAUNCH_EXIT_FILES       = 125,  /* its stdio file or directory */
-  LAUNCH_EXIT_CREDENTIALS = 126,  /* becoming the client's user */
-  LAUNCH_EXIT_EXEC        = 127,  /* the attach or the exec itself */
-};
-
-typedef struct
-{
-  int   fd;
-  const FroggyCredentials *client;
-  guint64 events;
-  guint64 nonstop;
-  guint32 flags;
-} LaunchSetup;
-
-/* The child, between fork and exec: its stdio, its directory, the
- * client's credentials if the daemon is root for someone else, then the
- * attach to itself that stops it at the exec.  Only async-signal-safe
- * calls here; a failure is its exit status, which the child watch sees
- * before any exec event. */
-G_GNUC_NORETURN static void
-launch_child (const LaunchSetup  *setup,
-              const char         *stdio,
-              const char         *cwd,
-              const char         *path,
-              char * const       *argv,
-              char * const       *envp)
-{
-  struct utrace_attach attach = {
-    .size = sizeof attach,
-    .flags = setup->flags,
-    .events = setup->events,
-    .nonstop = setup->nonstop,
-  };
-
-  int io;
-
-  /* The client's files and directory, opened as the client: a root
-   * daemon must not open /etc/shadow for someone who asks.  The program
-   * runs with the client's groups and capabilities, and the attach to
-   * itself is the kernel's to allow or refuse. */
-  if (froggy_credentials_become (setup->client) < 0)
-    _exit (LAUNCH_EXIT_CREDENTIALS);
-  io = open (stdio, O_RDWR | O_CREAT, 0644);
-  if (io < 0 || dup2 (io, 0) < 0 || dup2 (io, 1) < 0 || dup2 (io, 2) < 0)
-    _exit (LAUNCH_EXIT_FILES);
-  if (io > 2)
-    close (io);
-  if (cwd != NULL && chdir (cwd) < 0)
-    _exit (LAUNCH_EXIT_FILES);
-  if (ioctl (setup->fd, UTRACE_IOC_ATTACH, &attach) < 0)
-    _exit (errno == EPERM ? LAUNCH_EXIT_REFUSED : LAUNCH_EXIT_EXEC);
-  execve (path, argv, envp);
-  _exit (LAUNCH_EXIT_EXEC);
-}
-
 static void froggy_session_abandon (FroggySession *self);
 
 static void
@@ -2044,25 +1323,7 @@ launch_child_exited (GPid     pid,
       g_message ("launched process %d exited before its exec (status 0x%x)",
                  pid, status);
       g_clear_error (&self->launch_error);
-      switch (WIFEXITED (status) ? WEXITSTATUS (status) : -1)
-        {
-        case LAUNCH_EXIT_REFUSED:
-          g_set_error (&self->launch_error, FROGGY_ERROR, FROGGY_ERROR_PERMISSION,
-                       "permission denied: the kernel refuses to trace the program "
-                       "(a security module, such as Yama's ptrace_scope 3)");
-          break;
-        case LAUNCH_EXIT_FILES:
-          g_set_error (&self->launch_error, FROGGY_ERROR, FROGGY_ERROR_NO_THREAD,
-                       "the program could not open its stdio file or enter its directory");
-          break;
-        case LAUNCH_EXIT_CREDENTIALS:
-          g_set_error (&self->launch_error, FROGGY_ERROR, FROGGY_ERROR_NO_THREAD,
-                       "the program could not take the client's user and group");
-          break;
-        default:
-          g_set_error (&self->launch_error, FROGGY_ERROR, FROGGY_ERROR_NO_THREAD,
-                       "the program exited before its exec (status 0x%x)", status);
-        }
+      self->launch_error = launch_exit_error (status);
       froggy_session_abandon (self);
     }
 }
@@ -2090,54 +1351,13 @@ froggy_session_launch (FroggySession      *self,
     .nonstop = self->nonstop,
     .flags = UTRACE_ATTACH_LAUNCH | attach_flags (self),
   };
-  g_autofree char *path = NULL;
-  g_auto(GStrv) envp = NULL;
   pid_t pid;
 
   g_return_val_if_fail (FROGGY_IS_SESSION (self), FALSE);
 
-  if (!froggy_credentials_known (setup.client))
-    {
-      g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_PERMISSION,
-                   "the client's credentials are unknown: it may not launch");
-      return FALSE;
-    }
-
-  /* What can be checked before the fork is checked here, for a clear
-   * error; the rest shows as the child's exit before its exec. */
-  if (strchr (argv[0], '/') != NULL)
-    path = g_strdup (argv[0]);
-  else
-    path = g_find_program_in_path (argv[0]);
-  if (path == NULL || !g_file_test (path, G_FILE_TEST_IS_REGULAR) ||
-      access (path, X_OK) < 0)
-    {
-      g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_NOT_FOUND,
-                   "cannot start %s: no such executable", argv[0]);
-      return FALSE;
-    }
-  if (cwd != NULL && !g_file_test (cwd, G_FILE_TEST_IS_DIR))
-    {
-      g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_INVALID_PARAMS,
-                   "cwd %s is not a directory", cwd);
-      return FALSE;
-    }
-  envp = env != NULL ? g_strdupv ((char **) env) : g_get_environ ();
-
-  /* Not g_spawn: it waits for the exec to close a pipe, but the exec
-   * stop comes before the child returns to user mode, which is when its
-   * deferred fput() of that pipe runs.  Nothing here waits on the child. */
-  pid = fork ();
-  if (pid == 0)
-    launch_child (&setup, stdio ? stdio : "/dev/null", cwd, path, (char * const *) argv, envp);
+  pid = launch_program (&setup, argv, env, cwd, stdio, error);
   if (pid < 0)
-    {
-      int errsv = errno;
-
-      g_propagate_error (error, froggy_error_from_errno (errsv, "fork"));
-      return FALSE;
-    }
-
+    return FALSE;
   self->pid = pid;
   self->launched = TRUE;
   g_child_watch_add_full (G_PRIORITY_DEFAULT, pid, launch_child_exited,
