@@ -56,6 +56,8 @@ typedef struct
   pid_t             pid;
   FroggySymbolizer *symbolizer;
   GHashTable       *sites;      /* guint64 address -> Site */
+  GHashTable       *lifted;     /* guint64 addresses of sites taken out: a
+                                 * trap from one was on its way meanwhile */
   GHashTable       *armed;      /* a child's image: guint64 address -> breakpoint id */
   GHashTable       *pending;    /* a running child's breakpoints to arm at its next
                                  * stop: guint64 address -> breakpoint id */

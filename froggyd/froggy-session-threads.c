@@ -32,6 +32,7 @@ process_free (gpointer data)
 
   g_clear_object (&process->symbolizer);
   g_hash_table_unref (process->sites);
+  g_hash_table_unref (process->lifted);
   g_hash_table_unref (process->armed);
   g_hash_table_unref (process->pending);
   g_free (process);
@@ -69,6 +70,7 @@ process_lookup (FroggySession *self,
       process->pid = pid;
       process->symbolizer = froggy_symbolizer_new (pid);
       process->sites = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, g_free);
+      process->lifted = address_table_new ();
       process->armed = address_table_new ();
       process->pending = address_table_new ();
       process->memory_of = pid;

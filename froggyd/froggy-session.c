@@ -426,7 +426,18 @@ site_ref (FroggySession  *self,
   site->original = original;
   site->users = 1;
   g_hash_table_insert (process->sites, &site->address, site);
+  g_hash_table_remove (process->lifted, &address);
   return TRUE;
+}
+
+/* @site's int3 is out: a thread that trapped on it before, its record
+ * not read yet, is to run the instruction as if it never was there. */
+static void
+site_lifted (Process *process,
+             Site    *site)
+{
+  if (site->original != INT3)
+    g_hash_table_add (process->lifted, g_memdup2 (&site->address, sizeof site->address));
 }
 
 static void
@@ -448,6 +459,7 @@ site_unref (FroggySession *self,
                process->pid, address, error->message);
       return;
     }
+  site_lifted (process, site);
   g_hash_table_remove (process->sites, &address);
 }
 
@@ -463,7 +475,10 @@ sites_flush (FroggySession *self,
   g_hash_table_iter_init (&iter, process->sites);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &site))
     if (site->users == 0 && site_write (self, process, site->address, site->original, NULL))
-      g_hash_table_iter_remove (&iter);
+      {
+        site_lifted (process, site);
+        g_hash_table_iter_remove (&iter);
+      }
 }
 
 /* Every int3 out of @process, for a detach or an unfollowed fork child. */
@@ -2728,7 +2743,7 @@ on_breakpoint (FroggySession *self,
   GVariantBuilder *builder;
   gboolean rewound;
 
-  if (!g_hash_table_contains (process->sites, &pc))
+  if (!g_hash_table_contains (process->sites, &pc) && !g_hash_table_contains (process->lifted, &pc))
     {
       /* The program's own int3: it gets its SIGTRAP when it goes on. */
       builder = notification_begin (self, "signal", thread);
@@ -2755,6 +2770,15 @@ on_breakpoint (FroggySession *self,
         g_debug ("thread %d at a breakpoint is dying", thread->tid);
       else
         g_warning ("thread %d at a breakpoint: %s", thread->tid, error->message);
+      return;
+    }
+
+  /* The trap of an int3 taken out since it was hit (another thread's
+   * hit removed a temporary breakpoint): back on its address, the
+   * instruction runs as if the int3 had never been there. */
+  if (!g_hash_table_contains (process->sites, &pc))
+    {
+      resume_quietly (self, thread);
       return;
     }
 
@@ -3011,6 +3035,7 @@ on_exec (FroggySession                    *self,
   /* The old image is gone, with its breakpoints: set those by function
    * name again in the new one. */
   g_hash_table_remove_all (process->sites);
+  g_hash_table_remove_all (process->lifted);
   g_hash_table_remove_all (process->armed);
   g_hash_table_remove_all (process->pending);
   process->arming = 0;
