@@ -11,6 +11,7 @@ import pytest
 from daemon_support import (DEBUGGEE, NOBODY, calls_as_user, launch, process_state, run_to,
                             wait_for)
 from froggy_rpc import RpcError, word
+from guest import as_user
 
 
 def stopped(pid):
@@ -275,7 +276,7 @@ def test_permissions_follow_the_client_uid(froggyd, spawn):
         ("attach_root", "attach", {"pid": spawn("spin").pid}),
         ("attach_own", "attach", {"pid": own.pid}),
         ("join_root", "session.join", {"session": root_session}),
-        ("launch", "launch", {"argv": [DEBUGGEE, "spin"]}),
+        ("launch", "launch", {"argv": [as_user(DEBUGGEE, NOBODY), "spin"]}),
     ])
     assert results["attach_root"][0] == -32003
     assert results["attach_own"]["threads"] == [own.pid]

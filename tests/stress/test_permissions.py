@@ -104,7 +104,7 @@ def as_nobody(daemon, pid):
     it attaches to pid and launches a program of its own."""
     results = calls_as_user(NOBODY, daemon.socket, [
         ("attach", "attach", {"pid": pid}),
-        ("launch", "launch", {"argv": [DEBUGGEE, "spin"]}),
+        ("launch", "launch", {"argv": [as_user(DEBUGGEE, NOBODY), "spin"]}),
     ])
     if isinstance(results["launch"], dict):
         os.kill(results["launch"]["pid"], 9)
