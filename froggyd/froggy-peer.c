@@ -44,6 +44,7 @@ struct _FroggyPeer
   GHashTable    *dropped;  /* session id -> notifications dropped */
   guint          initialized : 1;
   guint          closed : 1;
+  guint          write_failed : 1;
 };
 
 enum {
@@ -213,10 +214,15 @@ froggy_peer_written (FroggyPeer *self,
                      GError     *error)
 {
   self->queued--;
-  if (error != NULL && !self->closed &&
+  /* A client that went away with thousands queued fails them all at
+   * once too: said once. */
+  if (error != NULL && !self->closed && !self->write_failed &&
       !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CLOSED) &&
       !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    g_debug ("client %d: %s", self->pid, error->message);
+    {
+      g_debug ("client %d: %s (%u more queued)", self->pid, error->message, self->queued);
+      self->write_failed = TRUE;
+    }
   if (self->queued < FROGGY_PEER_RESUME_QUEUED)
     froggy_peer_report_dropped (self);
   if (self->queued == FROGGY_PEER_RESUME_QUEUED - 1)
