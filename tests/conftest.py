@@ -40,9 +40,17 @@ def pytest_runtest_makereport(item, call):
 
 
 def pytest_sessionfinish(session, exitstatus):
-    """A skipped test is not a passed one: it fails the run."""
+    """A skipped test is not a passed one, nor is one expected to fail
+    (xfail), nor one that passed against that expectation (xpass): any of
+    them fails the run."""
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-    if reporter and reporter.stats.get("skipped") and exitstatus == 0:
+    if not reporter or exitstatus != 0:
+        return
+    unpassed = {kind: len(reporter.stats[kind])
+                for kind in ("skipped", "xfailed", "xpassed") if reporter.stats.get(kind)}
+    if unpassed:
+        reporter.write_line("froggy: the run fails on " + ", ".join(
+            f"{count} {kind}" for kind, count in unpassed.items()), red=True)
         session.exitstatus = 1
 
 

@@ -11,6 +11,23 @@ import re
 from guest import BUILD, TOP, run
 
 
+def tap_verdicts(output):
+    """The TAP verdicts of a kselftest_harness run: {"global.NAME": verdict}.
+
+    The verdict is "ok" or "not ok", or, from a directive, "skip", "xfail"
+    or "xpass": "ok 3 global.x # SKIP no hardware" is not a pass, and a
+    test that requires "ok" fails on it.
+    """
+    verdicts = {}
+    for verdict, name, directive in re.findall(
+            r"^(ok|not ok) \d+ (\S+)(?:\s+#\s*(\w+))?", output, re.M):
+        directive = directive.upper()
+        if directive in ("SKIP", "XFAIL", "XPASS"):
+            verdict = directive.lower()
+        verdicts[name] = verdict
+    return verdicts
+
+
 class Selftest:
     """The TEST()s of tests/kselftest/utrace/NAME.c and the built NAME."""
 
@@ -26,8 +43,9 @@ class Selftest:
         result = run([self.binary], timeout=timeout,
                      env=dict(os.environ, **(env or {})))
         output = result.stdout + result.stderr
-        verdicts = {name: verdict for verdict, name in
-                    re.findall(r"^(ok|not ok) \d+ global\.(\w+)", output, re.M)}
+        verdicts = {name[len("global."):]: verdict
+                    for name, verdict in tap_verdicts(output).items()
+                    if name.startswith("global.")}
         return output, verdicts
 
     def check_all_ran(self, output, verdicts):

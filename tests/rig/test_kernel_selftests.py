@@ -11,6 +11,7 @@ import re
 import pytest
 
 from guest import run
+from kselftest_run import tap_verdicts
 
 X86_TESTS = [
     "single_step_syscall_32", "single_step_syscall_64",
@@ -20,12 +21,6 @@ X86_TESTS = [
     "test_syscall_vdso_32",
     "check_initial_reg_state_32", "check_initial_reg_state_64",
 ]
-
-
-def harness_results(output):
-    """kselftest_harness TAP: {"global.vmaccess": "ok", ...}."""
-    return dict((name, verdict) for verdict, name in
-                re.findall(r"^(ok|not ok) \d+ (\S+)", output, re.M))
 
 
 # Where QEMU's TCG does not behave like the hardware these tests were
@@ -58,7 +53,7 @@ def ptrace_selftest(kernel_dir, name):
 def test_ptrace_get_syscall_info(kernel_dir):
     status, output = ptrace_selftest(kernel_dir, "get_syscall_info")
     assert status == 0, output
-    assert harness_results(output) == {"global.get_syscall_info": "ok"}, output
+    assert tap_verdicts(output) == {"global.get_syscall_info": "ok"}, output
 
 
 def test_ptrace_peeksiginfo(kernel_dir):
@@ -78,7 +73,7 @@ def test_ptrace_vmaccess(kernel_dir):
     is noticed.
     """
     status, output = ptrace_selftest(kernel_dir, "vmaccess")
-    assert harness_results(output) == {"global.vmaccess": "ok",
+    assert tap_verdicts(output) == {"global.vmaccess": "ok",
                                        "global.attach": "not ok"}, output
     assert "attach: Test terminated by timeout" in output, output
     assert status == 1, output
