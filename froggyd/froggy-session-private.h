@@ -4,18 +4,26 @@
  * each.  They lie in floors, and a file calls only into its own floor or
  * the ones below it, never up into the session's public API:
  *
- *   top      froggy-session.c: the object, its peers, its lifecycle and
- *            its public API; the requests and the record handlers
- *   middle   froggy-session-stop-barrier.c: what waits for threads to stop;
- *            the breakpoint sites and the stepper (still in
- *            froggy-session.c)
+ *   top      froggy-session.c: the object, its clients, its lifecycle and
+ *            its public API
+ *            froggy-session-records.c: the record handlers, the resync
+ *            after lost records, and the session's end
+ *   middle   froggy-session-stepper.c: how a stopped thread goes on: the
+ *            step over a breakpoint, source-level steps
+ *            froggy-session-sites.c: the breakpoint sites, the int3s
+ *            froggy-session-stop-barrier.c: what waits for threads to stop
+ *            froggy-session-watchpoints.c: the debug register slots
+ *            froggy-session-catchpoints.c: catchpoints and event masks
  *   bottom   froggy-session-threads.c: the process and thread tables
  *            froggy-session-notify.c: the notifications and their pace
  *            froggy-session-launcher.c: a program started stopped at its
  *            exec, which knows nothing of the session
  *   below    FroggyDevice, FroggySymbolizer, FroggyPeer
  *
- * Within a floor a file uses another only one way: the notifications
+ * Within a floor a file uses another only one way: the public API
+ * calls the record handlers (a stop resyncs, a detach ends the session),
+ * never the reverse; the stepper uses the sites and the stop barrier,
+ * the sites let threads go through the stop barrier; the notifications
  * read the thread tables (where a stopped thread is), never the reverse.
  * What a lower floor needs the session to do it asks through a callback
  * (the stop barrier's self->resync_schedule) or leaves to its caller (the
@@ -34,10 +42,23 @@
 
 #include <sys/types.h>
 
+#include "froggy-breakpoint.h"
 #include "froggy-device.h"
 #include "froggy-peer.h"
 #include "froggy-session.h"
 #include "froggy-symbolizer.h"
+
+/* What the kernel always reports to us, and which of it never stops. */
+#define BASE_EVENTS (UTRACE_EVMASK (UTRACE_EV_EXEC) | \
+                     UTRACE_EVMASK (UTRACE_EV_CLONE) | \
+                     UTRACE_EVMASK (UTRACE_EV_DEATH) | \
+                     UTRACE_EVMASK (UTRACE_EV_SIGNAL) | \
+                     UTRACE_EVMASK (UTRACE_EV_BREAKPOINT) | \
+                     UTRACE_EVMASK (UTRACE_EV_WATCHPOINT))
+#define BASE_NONSTOP (UTRACE_EVMASK (UTRACE_EV_CLONE) | \
+                      UTRACE_EVMASK (UTRACE_EV_DEATH))
+
+#define INT3 0xcc
 
 /* How often a session that lost records and waits for stops resyncs. */
 #define RESYNC_INTERVAL_MS 250
@@ -192,6 +213,7 @@ G_GNUC_INTERNAL Thread *thread_get (FroggySession *self,
                                     gboolean stopped,
                                     GError **error);
 G_GNUC_INTERNAL Thread *process_stopped_thread (FroggySession *self, pid_t pid);
+G_GNUC_INTERNAL gboolean thread_unseen (FroggySession *self, Thread *thread);
 G_GNUC_INTERNAL GArray *all_tids (FroggySession *self);
 G_GNUC_INTERNAL guint64 thread_pc (FroggySession *self, Thread *thread);
 G_GNUC_INTERNAL gboolean thread_control (FroggySession *self,
@@ -255,5 +277,99 @@ G_GNUC_INTERNAL void stop_with_parent (FroggySession *self,
                                        Thread *child,
                                        gboolean stopping);
 G_GNUC_INTERNAL void stop_with_process (FroggySession *self, Thread *thread);
+
+/* froggy-session-sites.c: breakpoint sites (middle floor) */
+G_GNUC_INTERNAL gboolean site_write (FroggySession *self,
+                                     Process *process,
+                                     guint64 address,
+                                     guint8 byte,
+                                     GError **error);
+G_GNUC_INTERNAL gboolean site_ref (FroggySession *self,
+                                   Process *process,
+                                   guint64 address,
+                                   GError **error);
+G_GNUC_INTERNAL void site_unref (FroggySession *self, Process *process, guint64 address);
+G_GNUC_INTERNAL void sites_flush (FroggySession *self, Process *process);
+G_GNUC_INTERNAL void process_remove_sites (FroggySession *self, Process *process);
+G_GNUC_INTERNAL gboolean process_let_go (FroggySession *self, Thread *thread);
+G_GNUC_INTERNAL void process_interrupt_to_arm (FroggySession *self, Process *process);
+G_GNUC_INTERNAL void process_arm_pending (FroggySession *self, Process *process);
+G_GNUC_INTERNAL void process_inherit (FroggySession *self,
+                                      Process *parent_process,
+                                      Thread *child,
+                                      gboolean shares_memory,
+                                      pid_t vfork_caller);
+G_GNUC_INTERNAL gboolean resolve_breakpoint (FroggySession *self,
+                                             FroggyBreakpoint *breakpoint,
+                                             GError **error);
+G_GNUC_INTERNAL gboolean breakpoint_arm (FroggySession *self,
+                                         FroggyBreakpoint *breakpoint,
+                                         GError **error);
+G_GNUC_INTERNAL void breakpoint_arm_in_child (FroggySession *self,
+                                              FroggyBreakpoint *breakpoint,
+                                              Process *process);
+G_GNUC_INTERNAL void breakpoint_arm_in_children (FroggySession *self, FroggyBreakpoint *breakpoint);
+G_GNUC_INTERNAL void breakpoint_disarm (FroggySession *self, FroggyBreakpoint *breakpoint);
+G_GNUC_INTERNAL FroggyBreakpoint *breakpoint_get (FroggySession *self, guint id, GError **error);
+G_GNUC_INTERNAL gboolean breakpoint_remove (FroggySession *self, guint id, GError **error);
+
+/* froggy-session-watchpoints.c: watchpoints (middle floor) */
+G_GNUC_INTERNAL void watchpoint_free (gpointer data);
+G_GNUC_INTERNAL void watchpoint_clear (FroggySession *self, Watchpoint *watchpoint);
+G_GNUC_INTERNAL guint watchpoint_insert (FroggySession *self,
+                                         guint64 address,
+                                         guint length,
+                                         gboolean read_write,
+                                         pid_t tid,
+                                         GError **error);
+G_GNUC_INTERNAL gboolean watchpoint_remove (FroggySession *self, guint id, GError **error);
+G_GNUC_INTERNAL void watchpoints_clear_all (FroggySession *self);
+G_GNUC_INTERNAL void watchpoints_follow_thread (FroggySession *self, Thread *thread);
+G_GNUC_INTERNAL void watchpoints_forget_thread (FroggySession *self, pid_t tid);
+G_GNUC_INTERNAL guint watchpoint_at_slot (FroggySession *self, pid_t tid, guint32 slot);
+
+/* froggy-session-catchpoints.c: catchpoints and event masks (middle floor) */
+G_GNUC_INTERNAL void catchpoint_free (gpointer data);
+G_GNUC_INTERNAL gboolean update_event_masks (FroggySession *self, GError **error);
+G_GNUC_INTERNAL guint catch_add (FroggySession *self, FroggyCatchSpec *spec, GError **error);
+G_GNUC_INTERNAL gboolean catch_remove (FroggySession *self, guint id, GError **error);
+G_GNUC_INTERNAL gboolean events_subscribe (FroggySession *self, GHashTable *events, GError **error);
+G_GNUC_INTERNAL Catchpoint *catch_matching (FroggySession *self,
+                                            const char *kind,
+                                            int number,
+                                            gboolean at_exit);
+G_GNUC_INTERNAL const char *reported_as (FroggySession *self, const char *kind);
+
+/* froggy-session-stepper.c: how a stopped thread goes on (middle floor,
+ * above the sites and the stop barrier) */
+G_GNUC_INTERNAL gboolean thread_on_site (FroggySession *self, Thread *thread);
+G_GNUC_INTERNAL gboolean thread_resume (FroggySession *self,
+                                        Thread *thread,
+                                        int signo,
+                                        GError **error);
+G_GNUC_INTERNAL gboolean thread_single_step (FroggySession *self, Thread *thread, GError **error);
+G_GNUC_INTERNAL void step_over_done (FroggySession *self, Thread *thread);
+G_GNUC_INTERNAL void thread_announce_stop (FroggySession *self, Thread *thread);
+G_GNUC_INTERNAL void resume_quietly (FroggySession *self, Thread *thread);
+G_GNUC_INTERNAL gboolean thread_run_to (FroggySession *self,
+                                        Thread *thread,
+                                        guint64 address,
+                                        guint64 sp,
+                                        gboolean ends_step,
+                                        GError **error);
+G_GNUC_INTERNAL void thread_end_step (FroggySession *self, Thread *thread);
+G_GNUC_INTERNAL void thread_step_done (FroggySession *self, Thread *thread, guint64 pc);
+G_GNUC_INTERNAL void thread_step_logic (FroggySession *self, Thread *thread);
+
+/* froggy-session-records.c: the record handlers (top floor, under the
+ * public API); the session's end */
+G_GNUC_INTERNAL void session_record (FroggySession *self,
+                                     const struct utrace_event_header *record,
+                                     FroggyDevice *device);
+G_GNUC_INTERNAL void session_hangup (FroggySession *self, FroggyDevice *device);
+G_GNUC_INTERNAL void threads_resync (FroggySession *self);
+G_GNUC_INTERNAL void resync_schedule (FroggySession *self, guint delay_ms);
+G_GNUC_INTERNAL void session_abandon (FroggySession *self);
+G_GNUC_INTERNAL void session_end (FroggySession *self);
 
 G_END_DECLS

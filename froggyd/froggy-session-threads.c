@@ -212,3 +212,11 @@ thread_control (FroggySession  *self,
     thread->stopped = FALSE;
   return TRUE;
 }
+
+/* A thread of a child nobody follows: clients never hear of it. */
+gboolean
+thread_unseen (FroggySession *self,
+               Thread        *thread)
+{
+  return !process_lookup (self, thread->pid)->followed;
+}
