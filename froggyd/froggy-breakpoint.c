@@ -142,38 +142,3 @@ froggy_breakpoint_should_stop (FroggyBreakpoint        *self,
   return TRUE;
 }
 
-GVariant *
-froggy_breakpoint_to_variant (FroggyBreakpoint *self)
-{
-  GVariantBuilder builder, addresses;
-
-  g_variant_builder_init (&addresses, G_VARIANT_TYPE_STRING_ARRAY);
-  for (guint i = 0; i < self->addresses->len; i++)
-    {
-      g_autofree char *text = froggy_format_word (g_array_index (self->addresses, guint64, i));
-
-      g_variant_builder_add (&addresses, "s", text);
-    }
-
-  g_variant_builder_init (&builder, G_VARIANT_TYPE_VARDICT);
-  g_variant_builder_add (&builder, "{sv}", "id", g_variant_new_int64 (self->id));
-  g_variant_builder_add (&builder, "{sv}", "location", g_variant_new_string (self->location));
-  g_variant_builder_add (&builder, "{sv}", "addresses", g_variant_builder_end (&addresses));
-  g_variant_builder_add (&builder, "{sv}", "enabled", g_variant_new_boolean (self->enabled));
-  g_variant_builder_add (&builder, "{sv}", "hits", g_variant_new_int64 (self->hits));
-  g_variant_builder_add (&builder, "{sv}", "ignore_count", g_variant_new_int64 (self->ignore_count));
-  g_variant_builder_add (&builder, "{sv}", "temporary", g_variant_new_boolean (self->temporary));
-  g_variant_builder_add (&builder, "{sv}", "auto_continue", g_variant_new_boolean (self->auto_continue));
-  if (self->function != NULL)
-    g_variant_builder_add (&builder, "{sv}", "function", g_variant_new_string (self->function));
-  if (self->file != NULL)
-    {
-      g_variant_builder_add (&builder, "{sv}", "file", g_variant_new_string (self->file));
-      g_variant_builder_add (&builder, "{sv}", "line", g_variant_new_int64 (self->line));
-    }
-  if (self->thread != 0)
-    g_variant_builder_add (&builder, "{sv}", "thread", g_variant_new_int64 (self->thread));
-  if (self->condition != NULL)
-    g_variant_builder_add (&builder, "{sv}", "condition", g_variant_new_string (self->condition));
-  return g_variant_builder_end (&builder);
-}

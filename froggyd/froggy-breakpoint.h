@@ -46,7 +46,6 @@ gboolean          froggy_breakpoint_has_address    (FroggyBreakpoint            
 gboolean          froggy_breakpoint_should_stop    (FroggyBreakpoint              *self,
                                                     pid_t                          tid,
                                                     struct user_regs_struct       *regs);
-GVariant         *froggy_breakpoint_to_variant     (FroggyBreakpoint              *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FroggyBreakpoint, froggy_breakpoint_free)
 

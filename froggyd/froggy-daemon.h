@@ -6,6 +6,9 @@
 
 #include <gio/gio.h>
 
+#include "froggy-peer.h"
+#include "froggy-session.h"
+
 G_BEGIN_DECLS
 
 #define FROGGY_TYPE_DAEMON (froggy_daemon_get_type ())
@@ -24,5 +27,16 @@ gboolean      froggy_daemon_listen_fd (FroggyDaemon  *self,
                                        GError       **error);
 /* Detach every session and stop listening; ::stopped tells when done. */
 void          froggy_daemon_stop      (FroggyDaemon  *self);
+
+/* For the methods (froggy-methods.c). */
+FroggySession *froggy_daemon_new_session   (FroggyDaemon  *self,
+                                            FroggyPeer    *owner,
+                                            gboolean       follow_fork,
+                                            GError       **error);
+/* (transfer container) */
+GList         *froggy_daemon_list_sessions (FroggyDaemon  *self);
+/* @peer leaves: the sessions it was alone in are detached. */
+void           froggy_daemon_release_peer  (FroggyDaemon  *self,
+                                            FroggyPeer    *peer);
 
 G_END_DECLS

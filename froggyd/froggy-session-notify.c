@@ -12,6 +12,7 @@
  */
 #define G_LOG_DOMAIN "froggyd"
 
+#include "froggy-encode.h"
 #include "froggy-params.h"
 #include "froggy-session-private.h"
 
@@ -52,20 +53,9 @@ add_location (GVariantBuilder *builder,
               guint64          pc)
 {
   Process *process = process_lookup (self, pid);
-  g_autoptr(FroggySymbol) symbol = NULL;
-  g_autofree char *text = froggy_format_word (pc);
+  g_autoptr(FroggySymbol) symbol = froggy_symbolizer_lookup_address (process->symbolizer, pc);
 
-  g_variant_builder_add (builder, "{sv}", "pc", g_variant_new_string (text));
-  symbol = froggy_symbolizer_lookup_address (process->symbolizer, pc);
-  if (symbol == NULL)
-    return;
-  if (symbol->function != NULL)
-    g_variant_builder_add (builder, "{sv}", "function", g_variant_new_string (symbol->function));
-  if (symbol->file != NULL && symbol->line > 0)
-    {
-      g_variant_builder_add (builder, "{sv}", "file", g_variant_new_string (symbol->file));
-      g_variant_builder_add (builder, "{sv}", "line", g_variant_new_int64 (symbol->line));
-    }
+  froggy_encode_location (builder, pc, symbol);
 }
 
 void

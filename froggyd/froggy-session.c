@@ -41,7 +41,6 @@
 #include "froggy-symbolizer.h"
 #include "froggy-syscalls.h"
 
-#define MAX_MEMORY_READ (1024 * 1024)
 
 enum {
   ENDED,
@@ -243,19 +242,7 @@ froggy_session_set_controller (FroggySession *self,
   self->controller = peer;
 }
 
-GVariant *
-froggy_session_describe (FroggySession *self,
-                         FroggyPeer    *peer)
-{
-  GVariantBuilder builder;
 
-  g_variant_builder_init (&builder, G_VARIANT_TYPE_VARDICT);
-  g_variant_builder_add (&builder, "{sv}", "session", g_variant_new_int64 (self->id));
-  g_variant_builder_add (&builder, "{sv}", "pid", g_variant_new_int64 (self->pid));
-  g_variant_builder_add (&builder, "{sv}", "controller",
-                         g_variant_new_boolean (self->controller == peer));
-  return g_variant_builder_end (&builder);
-}
 
 /* }}} */
 
@@ -267,18 +254,16 @@ wait_stopped_done (FroggySession *self,
 {
   g_autoptr(GTask) task = data;
   GArray *tids = g_task_get_task_data (task);
-  GVariantBuilder builder;
+  GArray *present = g_array_new (FALSE, FALSE, sizeof (pid_t));
 
-  g_variant_builder_init (&builder, G_VARIANT_TYPE ("ax"));
   for (guint i = 0; i < tids->len; i++)
     {
       pid_t tid = g_array_index (tids, pid_t, i);
 
       if (thread_lookup (self, tid) != NULL)
-        g_variant_builder_add (&builder, "x", (gint64) tid);
+        g_array_append_val (present, tid);
     }
-  g_task_return_pointer (task, g_variant_ref_sink (g_variant_builder_end (&builder)),
-                         (GDestroyNotify) g_variant_unref);
+  g_task_return_pointer (task, present, (GDestroyNotify) g_array_unref);
 }
 
 void
@@ -299,7 +284,8 @@ froggy_session_wait_stopped_async (FroggySession       *self,
   stop_waiter_add (self, waited, tids == NULL, wait_stopped_done, g_steal_pointer (&task));
 }
 
-GVariant *
+/* Returns the threads waited for that are still there (pid_t). */
+GArray *
 froggy_session_wait_stopped_finish (FroggySession  *self,
                                     GAsyncResult   *result,
                                     GError        **error)
@@ -358,16 +344,10 @@ froggy_session_step (FroggySession   *self,
                                    froggy_registers_word_size (&regs), NULL);
       else
         {
-          g_autoptr(GVariant) frames = froggy_session_backtrace (self, tid, 2, NULL);
+          g_autoptr(GPtrArray) frames = froggy_session_backtrace (self, tid, 2, NULL);
 
-          if (frames != NULL && g_variant_n_children (frames) == 2)
-            {
-              g_autoptr(GVariant) caller = g_variant_get_child_value (frames, 1);
-              const char *pc = NULL;
-
-              if (g_variant_lookup (caller, "pc", "&s", &pc))
-                froggy_parse_word (pc, &return_address);
-            }
+          if (frames != NULL && frames->len == 2)
+            return_address = ((FroggySymbol *) g_ptr_array_index (frames, 1))->address;
         }
       if (return_address == 0)
         {
@@ -500,31 +480,44 @@ froggy_session_attach (FroggySession           *self,
 
 /* Requests {{{ */
 
-GVariant *
+/* Every thread of the session, as FroggyThreadState. */
+GArray *
 froggy_session_threads (FroggySession *self)
 {
-  GVariantBuilder builder;
+  GArray *states = g_array_new (FALSE, TRUE, sizeof (FroggyThreadState));
   GHashTableIter iter;
   Thread *thread;
 
   g_return_val_if_fail (FROGGY_IS_SESSION (self), NULL);
 
-  g_variant_builder_init (&builder, G_VARIANT_TYPE ("aa{sv}"));
   g_hash_table_iter_init (&iter, self->threads);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &thread))
     {
-      GVariantBuilder one;
+      FroggyThreadState state = {
+        .tid = thread->tid,
+        .pid = thread->pid,
+        .stopped = thread->stopped,
+      };
 
-      g_variant_builder_init (&one, G_VARIANT_TYPE_VARDICT);
-      g_variant_builder_add (&one, "{sv}", "thread", g_variant_new_int64 (thread->tid));
-      g_variant_builder_add (&one, "{sv}", "pid", g_variant_new_int64 (thread->pid));
-      g_variant_builder_add (&one, "{sv}", "state",
-                             g_variant_new_string (thread->stopped ? "stopped" : "running"));
       if (thread->stopped && thread->id != 0)
-        add_location (&one, self, thread->pid, thread_pc (self, thread));
-      g_variant_builder_add_value (&builder, g_variant_builder_end (&one));
+        {
+          state.pc = thread_pc (self, thread);
+          state.has_pc = TRUE;
+        }
+      g_array_append_val (states, state);
     }
-  return g_variant_builder_end (&builder);
+  return states;
+}
+
+/* What is at @address in process @pid: the function, the source line. */
+FroggySymbol *
+froggy_session_lookup_address (FroggySession *self,
+                               pid_t          pid,
+                               guint64        address)
+{
+  g_return_val_if_fail (FROGGY_IS_SESSION (self), NULL);
+
+  return froggy_symbolizer_lookup_address (process_lookup (self, pid)->symbolizer, address);
 }
 
 gboolean
@@ -626,96 +619,65 @@ froggy_session_continue (FroggySession  *self,
   return TRUE;
 }
 
-GVariant *
-froggy_session_read_registers (FroggySession  *self,
-                               pid_t           tid,
-                               const char     *regset,
-                               GError        **error)
-{
-  Thread *thread;
-
-  g_return_val_if_fail (FROGGY_IS_SESSION (self), NULL);
-
-  thread = thread_get (self, tid, TRUE, error);
-  if (thread == NULL)
-    return NULL;
-
-  if (g_strcmp0 (regset, "fp") == 0)
-    {
-      struct user_fpregs_struct fp;
-      gsize len = sizeof fp;
-
-      if (!froggy_device_get_regset (self->device, thread->id, NT_PRFPREG, &fp, &len, error))
-        return NULL;
-      /* A 32-bit thread's NT_PRFPREG is the 108-byte fsave image; its
-       * fxsave image, the layout here, is NT_PRXFPREG. */
-      if (len != sizeof fp)
-        {
-          len = sizeof fp;
-          if (!froggy_device_get_regset (self->device, thread->id, NT_PRXFPREG, &fp, &len, error))
-            return NULL;
-        }
-      if (len != sizeof fp)
-        {
-          g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_KERNEL,
-                       "an unknown %zu-byte floating-point register set", len);
-          return NULL;
-        }
-      return froggy_registers_fp_to_variant (&fp);
-    }
-  else
-    {
-      struct user_regs_struct regs;
-
-      if (!froggy_device_get_regs (self->device, thread->id, &regs, error))
-        return NULL;
-      return froggy_registers_general_to_variant (&regs);
-    }
-}
-
 gboolean
-froggy_session_write_registers (FroggySession  *self,
-                                pid_t           tid,
-                                GVariant       *registers,
-                                GError        **error)
+froggy_session_get_regs (FroggySession            *self,
+                         pid_t                     tid,
+                         struct user_regs_struct  *regs,
+                         GError                  **error)
 {
-  struct user_regs_struct regs;
   Thread *thread;
-  GVariantIter iter;
-  const char *name;
-  GVariant *value;
 
   g_return_val_if_fail (FROGGY_IS_SESSION (self), FALSE);
 
   thread = thread_get (self, tid, TRUE, error);
-  if (thread == NULL)
+  return thread != NULL && froggy_device_get_regs (self->device, thread->id, regs, error);
+}
+
+/* The fxsave image, whether the thread is 64-bit or 32-bit. */
+gboolean
+froggy_session_get_fpregs (FroggySession              *self,
+                           pid_t                       tid,
+                           struct user_fpregs_struct  *fp,
+                           GError                    **error)
+{
+  gsize len = sizeof *fp;
+  Thread *thread;
+
+  g_return_val_if_fail (FROGGY_IS_SESSION (self), FALSE);
+
+  thread = thread_get (self, tid, TRUE, error);
+  if (thread == NULL ||
+      !froggy_device_get_regset (self->device, thread->id, NT_PRFPREG, fp, &len, error))
     return FALSE;
-  if (registers == NULL || !g_variant_is_of_type (registers, G_VARIANT_TYPE_VARDICT))
+  /* A 32-bit thread's NT_PRFPREG is the 108-byte fsave image; its
+   * fxsave image, the layout here, is NT_PRXFPREG. */
+  if (len != sizeof *fp)
     {
-      g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_INVALID_PARAMS,
-                   "registers must be an object of name to value");
+      len = sizeof *fp;
+      if (!froggy_device_get_regset (self->device, thread->id, NT_PRXFPREG, fp, &len, error))
+        return FALSE;
+    }
+  if (len != sizeof *fp)
+    {
+      g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_KERNEL,
+                   "an unknown %zu-byte floating-point register set", len);
       return FALSE;
     }
-  if (!froggy_device_get_regs (self->device, thread->id, &regs, error))
-    return FALSE;
+  return TRUE;
+}
 
-  g_variant_iter_init (&iter, registers);
-  while (g_variant_iter_next (&iter, "{&sv}", &name, &value))
-    {
-      g_autoptr(GVariant) boxed = value;
-      unsigned long long *slot = froggy_registers_lookup (&regs, name);
-      guint64 word;
+gboolean
+froggy_session_set_regs (FroggySession                  *self,
+                         pid_t                           tid,
+                         const struct user_regs_struct  *regs,
+                         GError                        **error)
+{
+  Thread *thread;
 
-      if (slot == NULL || !g_variant_is_of_type (value, G_VARIANT_TYPE_STRING) ||
-          !froggy_parse_word (g_variant_get_string (value, NULL), &word))
-        {
-          g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_INVALID_PARAMS,
-                       "\"%s\": not a general register with a hex value", name);
-          return FALSE;
-        }
-      *slot = word;
-    }
-  return froggy_device_set_regs (self->device, thread->id, &regs, error);
+  g_return_val_if_fail (FROGGY_IS_SESSION (self), FALSE);
+
+  thread = thread_get (self, tid, TRUE, error);
+  return thread != NULL && froggy_device_set_regs (self->device, thread->id, regs, error);
 }
 
 /* The thread through which a process's memory is reached. */
@@ -739,7 +701,9 @@ memory_thread (FroggySession  *self,
   return thread;
 }
 
-GVariant *
+/* Up to @length bytes at @address (FROGGY_MEMORY_MAX at most): fewer
+ * when the mapping ends.  The program's bytes, not our int3s. */
+GBytes *
 froggy_session_read_memory (FroggySession  *self,
                             pid_t           tid,
                             guint64         address,
@@ -747,9 +711,6 @@ froggy_session_read_memory (FroggySession  *self,
                             GError        **error)
 {
   g_autofree guint8 *buf = NULL;
-  g_autoptr(GString) hex = NULL;
-  g_autofree char *text = NULL;
-  GVariantBuilder builder;
   GHashTableIter iter;
   Process *process;
   Thread *thread;
@@ -758,10 +719,10 @@ froggy_session_read_memory (FroggySession  *self,
 
   g_return_val_if_fail (FROGGY_IS_SESSION (self), NULL);
 
-  if (length == 0 || length > MAX_MEMORY_READ)
+  if (length == 0 || length > FROGGY_MEMORY_MAX)
     {
       g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_INVALID_PARAMS,
-                   "length must be 1 to %d", MAX_MEMORY_READ);
+                   "length must be 1 to %d", FROGGY_MEMORY_MAX);
       return NULL;
     }
   thread = memory_thread (self, tid, error);
@@ -772,71 +733,46 @@ froggy_session_read_memory (FroggySession  *self,
   if (n < 0)
     return NULL;
 
-  /* The program's bytes, not our int3s. */
   process = process_lookup (self, thread->pid);
   g_hash_table_iter_init (&iter, process->sites);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &site))
     if (site->address >= address && site->address < address + n)
       buf[site->address - address] = site->original;
-
-  hex = g_string_sized_new (2 * n + 1);
-  for (gssize i = 0; i < n; i++)
-    g_string_append_printf (hex, "%02x", buf[i]);
-  text = froggy_format_word (address);
-
-  g_variant_builder_init (&builder, G_VARIANT_TYPE_VARDICT);
-  g_variant_builder_add (&builder, "{sv}", "address", g_variant_new_string (text));
-  g_variant_builder_add (&builder, "{sv}", "data", g_variant_new_string (hex->str));
-  g_variant_builder_add (&builder, "{sv}", "length", g_variant_new_int64 (n));
-  return g_variant_builder_end (&builder);
+  return g_bytes_new_take (g_steal_pointer (&buf), n);
 }
 
-GVariant *
+/* Writes @data (FROGGY_MEMORY_MAX bytes at most) at @address; returns
+ * how many bytes were written, or -1.  Breakpoints stay in place: what
+ * is written under them becomes the byte they put back. */
+gssize
 froggy_session_write_memory (FroggySession  *self,
                              pid_t           tid,
                              guint64         address,
-                             const char     *hex,
+                             GBytes         *data,
                              GError        **error)
 {
-  gsize length = strlen (hex) / 2;
+  gsize length = 0;
+  const guint8 *written = g_bytes_get_data (data, &length);
   g_autofree guint8 *buf = NULL;
-  g_autofree guint8 *written = NULL;
-  GVariantBuilder builder;
   GHashTableIter iter;
   Process *process;
   Thread *thread;
   Site *site;
   gssize n;
 
-  g_return_val_if_fail (FROGGY_IS_SESSION (self), NULL);
+  g_return_val_if_fail (FROGGY_IS_SESSION (self), -1);
 
-  if (length == 0 || strlen (hex) % 2 != 0 || length > MAX_MEMORY_READ)
+  if (length == 0 || length > FROGGY_MEMORY_MAX)
     {
       g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_INVALID_PARAMS,
-                   "data must be 1 to %d bytes as pairs of hex digits", MAX_MEMORY_READ);
-      return NULL;
-    }
-  buf = g_malloc (length);
-  for (gsize i = 0; i < length; i++)
-    {
-      int high = g_ascii_xdigit_value (hex[2 * i]);
-      int low = g_ascii_xdigit_value (hex[2 * i + 1]);
-
-      if (high < 0 || low < 0)
-        {
-          g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_INVALID_PARAMS,
-                       "data must be pairs of hex digits");
-          return NULL;
-        }
-      buf[i] = high << 4 | low;
+                   "data must be 1 to %d bytes", FROGGY_MEMORY_MAX);
+      return -1;
     }
   thread = memory_thread (self, tid, error);
   if (thread == NULL)
-    return NULL;
+    return -1;
 
-  /* Breakpoints stay in place: what is written under them becomes the
-   * byte they put back, once it is written. */
-  written = g_memdup2 (buf, length);
+  buf = g_memdup2 (written, length);
   process = process_lookup (self, thread->pid);
   g_hash_table_iter_init (&iter, process->sites);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &site))
@@ -845,17 +781,15 @@ froggy_session_write_memory (FroggySession  *self,
 
   n = froggy_device_write_memory (self->device, thread->id, address, buf, length, error);
   if (n < 0)
-    return NULL;
+    return -1;
   g_hash_table_iter_init (&iter, process->sites);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &site))
     if (site->address >= address && site->address < address + n)
       site->original = written[site->address - address];
-  g_variant_builder_init (&builder, G_VARIANT_TYPE_VARDICT);
-  g_variant_builder_add (&builder, "{sv}", "length", g_variant_new_int64 (n));
-  return g_variant_builder_end (&builder);
+  return n;
 }
 
-GVariant *
+const FroggyBreakpoint *
 froggy_session_insert_breakpoint (FroggySession  *self,
                                   const char     *location,
                                   pid_t           tid,
@@ -867,7 +801,6 @@ froggy_session_insert_breakpoint (FroggySession  *self,
 {
   g_autoptr(FroggyBreakpoint) breakpoint = NULL;
   FroggyBreakpoint *inserted;
-  GVariant *result;
 
   g_return_val_if_fail (FROGGY_IS_SESSION (self), NULL);
 
@@ -890,8 +823,7 @@ froggy_session_insert_breakpoint (FroggySession  *self,
   self->next_breakpoint_id++;
   inserted = g_steal_pointer (&breakpoint);
   g_ptr_array_add (self->breakpoints, inserted);
-  result = froggy_breakpoint_to_variant (inserted);
-  return result;
+  return inserted;
 }
 
 gboolean
@@ -929,21 +861,17 @@ froggy_session_enable_breakpoint (FroggySession  *self,
   return TRUE;
 }
 
-GVariant *
+/* The session's breakpoints (FroggyBreakpoint), its own. */
+GPtrArray *
 froggy_session_list_breakpoints (FroggySession *self)
 {
-  GVariantBuilder builder;
-
   g_return_val_if_fail (FROGGY_IS_SESSION (self), NULL);
 
-  g_variant_builder_init (&builder, G_VARIANT_TYPE ("aa{sv}"));
-  for (guint i = 0; i < self->breakpoints->len; i++)
-    g_variant_builder_add_value (&builder,
-                                 froggy_breakpoint_to_variant (g_ptr_array_index (self->breakpoints, i)));
-  return g_variant_builder_end (&builder);
+  return self->breakpoints;
 }
 
-GVariant *
+/* Returns the watchpoint's id, or 0. */
+guint
 froggy_session_insert_watchpoint (FroggySession  *self,
                                   guint64         address,
                                   guint           length,
@@ -951,17 +879,9 @@ froggy_session_insert_watchpoint (FroggySession  *self,
                                   pid_t           tid,
                                   GError        **error)
 {
-  GVariantBuilder builder;
-  guint id;
+  g_return_val_if_fail (FROGGY_IS_SESSION (self), 0);
 
-  g_return_val_if_fail (FROGGY_IS_SESSION (self), NULL);
-
-  id = watchpoint_insert (self, address, length, read_write, tid, error);
-  if (id == 0)
-    return NULL;
-  g_variant_builder_init (&builder, G_VARIANT_TYPE_VARDICT);
-  g_variant_builder_add (&builder, "{sv}", "id", g_variant_new_int64 (id));
-  return g_variant_builder_end (&builder);
+  return watchpoint_insert (self, address, length, read_write, tid, error);
 }
 
 gboolean
@@ -974,22 +894,15 @@ froggy_session_remove_watchpoint (FroggySession  *self,
   return watchpoint_remove (self, id, error);
 }
 
-GVariant *
+/* Takes @spec; returns the catchpoint's id, or 0. */
+guint
 froggy_session_add_catch (FroggySession    *self,
                           FroggyCatchSpec  *spec,
                           GError          **error)
 {
-  GVariantBuilder builder;
-  guint id;
+  g_return_val_if_fail (FROGGY_IS_SESSION (self), 0);
 
-  g_return_val_if_fail (FROGGY_IS_SESSION (self), NULL);
-
-  id = catch_add (self, spec, error);
-  if (id == 0)
-    return NULL;
-  g_variant_builder_init (&builder, G_VARIANT_TYPE_VARDICT);
-  g_variant_builder_add (&builder, "{sv}", "id", g_variant_new_int64 (id));
-  return g_variant_builder_end (&builder);
+  return catch_add (self, spec, error);
 }
 
 gboolean
@@ -1002,30 +915,16 @@ froggy_session_remove_catch (FroggySession  *self,
   return catch_remove (self, id, error);
 }
 
+/* @events: event kind -> "stop", "report" or "off", applied whole or
+ * not at all. */
 gboolean
 froggy_session_subscribe (FroggySession  *self,
-                          GVariant       *events,
+                          GHashTable     *events,
                           GError        **error)
 {
-  g_autoptr(GHashTable) table = g_hash_table_new (g_str_hash, g_str_equal);
-  GVariantIter iter;
-  const char *kind;
-  GVariant *value;
-
   g_return_val_if_fail (FROGGY_IS_SESSION (self), FALSE);
 
-  if (events == NULL || !g_variant_is_of_type (events, G_VARIANT_TYPE_VARDICT))
-    {
-      g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_INVALID_PARAMS,
-                   "events must be an object of kind to \"stop\", \"report\" or \"off\"");
-      return FALSE;
-    }
-  g_variant_iter_init (&iter, events);
-  while (g_variant_iter_loop (&iter, "{&sv}", &kind, &value))
-    g_hash_table_replace (table, (gpointer) kind,
-                          (gpointer) (g_variant_is_of_type (value, G_VARIANT_TYPE_STRING)
-                                      ? g_variant_get_string (value, NULL) : ""));
-  return events_subscribe (self, table, error);
+  return events_subscribe (self, events, error);
 }
 
 typedef struct
@@ -1045,44 +944,17 @@ unwind_read_memory (gpointer  user_data,
                                     address, word, sizeof *word, NULL) == sizeof *word;
 }
 
-static GVariant *
-symbol_to_variant (FroggySymbol *symbol,
-                   gboolean      with_offset)
-{
-  g_autofree char *address = froggy_format_word (symbol->address);
-  GVariantBuilder builder;
 
-  g_variant_builder_init (&builder, G_VARIANT_TYPE_VARDICT);
-  g_variant_builder_add (&builder, "{sv}", "address", g_variant_new_string (address));
-  if (symbol->function != NULL)
-    g_variant_builder_add (&builder, "{sv}", "function", g_variant_new_string (symbol->function));
-  if (with_offset && symbol->function != NULL)
-    {
-      g_autofree char *offset = froggy_format_word (symbol->offset);
 
-      g_variant_builder_add (&builder, "{sv}", "offset", g_variant_new_string (offset));
-    }
-  if (symbol->module != NULL)
-    g_variant_builder_add (&builder, "{sv}", "module", g_variant_new_string (symbol->module));
-  if (symbol->file != NULL && symbol->line > 0)
-    {
-      g_variant_builder_add (&builder, "{sv}", "file", g_variant_new_string (symbol->file));
-      g_variant_builder_add (&builder, "{sv}", "line", g_variant_new_int64 (symbol->line));
-    }
-  if (symbol->size > 0)
-    g_variant_builder_add (&builder, "{sv}", "size", g_variant_new_int64 ((gint64) symbol->size));
-  return g_variant_builder_end (&builder);
-}
-
-GVariant *
+/* The frames of @tid's stack, innermost first (FroggySymbol: address is
+ * the frame's pc). */
+GPtrArray *
 froggy_session_backtrace (FroggySession  *self,
                           pid_t           tid,
                           guint           max_frames,
                           GError        **error)
 {
   struct user_regs_struct regs;
-  g_autoptr(GPtrArray) frames = NULL;
-  GVariantBuilder builder;
   UnwindTarget target;
   Process *process;
   Thread *thread;
@@ -1097,31 +969,11 @@ froggy_session_backtrace (FroggySession  *self,
   process = process_lookup (self, thread->pid);
   target.self = self;
   target.thread = thread;
-  frames = froggy_symbolizer_backtrace (process->symbolizer, thread->tid, &regs,
-                                        unwind_read_memory, &target, max_frames, error);
-  if (frames == NULL)
-    return NULL;
-
-  g_variant_builder_init (&builder, G_VARIANT_TYPE ("aa{sv}"));
-  for (guint i = 0; i < frames->len; i++)
-    {
-      g_autoptr(GVariant) frame = g_variant_ref_sink (symbol_to_variant (g_ptr_array_index (frames, i), TRUE));
-      g_auto(GVariantDict) dict;
-      const char *address = NULL;
-
-      g_variant_dict_init (&dict, frame);
-      g_variant_dict_insert (&dict, "level", "x", (gint64) i);
-      if (g_variant_dict_lookup (&dict, "address", "&s", &address))
-        {
-          g_variant_dict_insert (&dict, "pc", "s", address);
-          g_variant_dict_remove (&dict, "address");
-        }
-      g_variant_builder_add_value (&builder, g_variant_dict_end (&dict));
-    }
-  return g_variant_builder_end (&builder);
+  return froggy_symbolizer_backtrace (process->symbolizer, thread->tid, &regs,
+                                      unwind_read_memory, &target, max_frames, error);
 }
 
-GVariant *
+FroggySymbol *
 froggy_session_lookup_symbol (FroggySession  *self,
                               const char     *name,
                               gboolean        by_address,
@@ -1157,56 +1009,59 @@ froggy_session_lookup_symbol (FroggySession  *self,
           return NULL;
         }
     }
-  return symbol_to_variant (symbol, by_address);
+  return g_steal_pointer (&symbol);
 }
 
-GVariant *
-froggy_session_complete_symbol (FroggySession  *self,
-                                const char     *prefix,
-                                guint           limit,
-                                GError        **error)
+/* The names and source files starting with @prefix, at most @limit of
+ * them in all, the first in order of both lists merged: what a
+ * completion shows first, whichever list it comes from.  *@complete
+ * says whether those are all. */
+gboolean
+froggy_session_complete_symbol (FroggySession   *self,
+                                const char      *prefix,
+                                guint            limit,
+                                GStrv           *names_out,
+                                GStrv           *files_out,
+                                gboolean        *complete,
+                                GError         **error)
 {
   Process *process;
   g_auto(GStrv) names = NULL;
   g_auto(GStrv) files = NULL;
   g_autoptr(GError) local_error = NULL;
-  GVariantBuilder builder, name_builder, file_builder;
+  g_autoptr(GStrvBuilder) name_builder = g_strv_builder_new ();
+  g_autoptr(GStrvBuilder) file_builder = g_strv_builder_new ();
   guint next_name = 0;
   guint next_file = 0;
 
-  g_return_val_if_fail (FROGGY_IS_SESSION (self), NULL);
-  g_return_val_if_fail (prefix != NULL, NULL);
+  g_return_val_if_fail (FROGGY_IS_SESSION (self), FALSE);
+  g_return_val_if_fail (prefix != NULL, FALSE);
 
   process = process_lookup (self, self->pid);
   if (!froggy_symbolizer_complete (process->symbolizer, prefix, &names, &files, &local_error))
     {
       g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_NO_THREAD,
                    "process %d: %s", (int) self->pid, local_error->message);
-      return NULL;
+      return FALSE;
     }
 
-  /* The first @limit of both lists merged in order: what a completion
-   * shows first, whichever list it comes from. */
-  g_variant_builder_init (&name_builder, G_VARIANT_TYPE_STRING_ARRAY);
-  g_variant_builder_init (&file_builder, G_VARIANT_TYPE_STRING_ARRAY);
   while (next_name + next_file < limit && (names[next_name] != NULL || files[next_file] != NULL))
     {
       if (files[next_file] == NULL ||
           (names[next_name] != NULL && strcmp (names[next_name], files[next_file]) <= 0))
-        g_variant_builder_add (&name_builder, "s", names[next_name++]);
+        g_strv_builder_add (name_builder, names[next_name++]);
       else
-        g_variant_builder_add (&file_builder, "s", files[next_file++]);
+        g_strv_builder_add (file_builder, files[next_file++]);
     }
-
-  g_variant_builder_init (&builder, G_VARIANT_TYPE_VARDICT);
-  g_variant_builder_add (&builder, "{sv}", "names", g_variant_builder_end (&name_builder));
-  g_variant_builder_add (&builder, "{sv}", "files", g_variant_builder_end (&file_builder));
-  g_variant_builder_add (&builder, "{sv}", "complete",
-                         g_variant_new_boolean (names[next_name] == NULL && files[next_file] == NULL));
-  return g_variant_builder_end (&builder);
+  *complete = names[next_name] == NULL && files[next_file] == NULL;
+  *names_out = g_strv_builder_end (name_builder);
+  *files_out = g_strv_builder_end (file_builder);
+  return TRUE;
 }
 
-GVariant *
+/* The code of a source line (FILE:LINE), or the line of an address
+ * (*ADDRESS): FroggySymbol with address, file and line. */
+GPtrArray *
 froggy_session_source_lines (FroggySession  *self,
                              const char     *location,
                              GError        **error)
@@ -1214,12 +1069,10 @@ froggy_session_source_lines (FroggySession  *self,
   Process *process;
   g_autoptr(GPtrArray) symbols = NULL;
   g_autoptr(GError) local_error = NULL;
-  GVariantBuilder builder;
 
   g_return_val_if_fail (FROGGY_IS_SESSION (self), NULL);
 
   process = process_lookup (self, self->pid);
-  g_variant_builder_init (&builder, G_VARIANT_TYPE ("aa{sv}"));
   if (location[0] == '*')
     {
       guint64 address;
@@ -1257,19 +1110,7 @@ froggy_session_source_lines (FroggySession  *self,
         }
     }
 
-  for (guint i = 0; i < symbols->len; i++)
-    {
-      FroggySymbol *symbol = g_ptr_array_index (symbols, i);
-      g_autofree char *address = froggy_format_word (symbol->address);
-      GVariantBuilder one;
-
-      g_variant_builder_init (&one, G_VARIANT_TYPE_VARDICT);
-      g_variant_builder_add (&one, "{sv}", "address", g_variant_new_string (address));
-      g_variant_builder_add (&one, "{sv}", "file", g_variant_new_string (symbol->file ? symbol->file : ""));
-      g_variant_builder_add (&one, "{sv}", "line", g_variant_new_int64 (symbol->line));
-      g_variant_builder_add_value (&builder, g_variant_builder_end (&one));
-    }
-  return g_variant_builder_end (&builder);
+  return g_steal_pointer (&symbols);
 }
 
 gboolean

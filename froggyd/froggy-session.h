@@ -6,8 +6,11 @@
 
 #include <gio/gio.h>
 #include <sys/types.h>
+#include <sys/user.h>
 
+#include "froggy-breakpoint.h"
 #include "froggy-peer.h"
+#include "froggy-symbolizer.h"
 
 G_BEGIN_DECLS
 
@@ -21,6 +24,19 @@ typedef enum
 
 /* The most instructions one step request may take. */
 #define FROGGY_STEP_MAX_COUNT 1000000
+
+/* The most bytes one memory read or write may take. */
+#define FROGGY_MEMORY_MAX (1024 * 1024)
+
+/* A thread as froggy_session_threads() sees it. */
+typedef struct
+{
+  pid_t    tid;
+  pid_t    pid;
+  gboolean stopped;
+  gboolean has_pc;   /* stopped, and its registers known */
+  guint64  pc;
+} FroggyThreadState;
 
 /* What `catch` asks for; see protocol/README.md. */
 typedef struct
@@ -76,14 +92,17 @@ void           froggy_session_wait_stopped_async (FroggySession      *self,
                                                   GCancellable       *cancellable,
                                                   GAsyncReadyCallback callback,
                                                   gpointer            user_data);
-/* Returns the threads that were waited for, as an "ax" (floating). */
-GVariant      *froggy_session_wait_stopped_finish (FroggySession     *self,
+/* Returns the threads waited for that are still there (pid_t). */
+GArray        *froggy_session_wait_stopped_finish (FroggySession     *self,
                                                   GAsyncResult       *result,
                                                   GError            **error);
 
-GVariant      *froggy_session_describe           (FroggySession      *self,
-                                                  FroggyPeer         *peer);
-GVariant      *froggy_session_threads            (FroggySession      *self);
+/* FroggyThreadState */
+GArray        *froggy_session_threads            (FroggySession      *self);
+/* What is at @address of process @pid: function, module, line. */
+FroggySymbol  *froggy_session_lookup_address     (FroggySession      *self,
+                                                  pid_t               pid,
+                                                  guint64             address);
 /* Stops @tid (0: all); *@stopping gets the threads to wait for. */
 gboolean       froggy_session_stop               (FroggySession      *self,
                                                   pid_t               tid,
@@ -99,25 +118,35 @@ gboolean       froggy_session_step               (FroggySession      *self,
                                                   FroggyStepKind      kind,
                                                   guint               count,
                                                   GError            **error);
-GVariant      *froggy_session_read_registers     (FroggySession      *self,
+gboolean       froggy_session_get_regs           (FroggySession      *self,
                                                   pid_t               tid,
-                                                  const char         *regset,
+                                                  struct user_regs_struct *regs,
                                                   GError            **error);
-gboolean       froggy_session_write_registers    (FroggySession      *self,
+gboolean       froggy_session_set_regs           (FroggySession      *self,
                                                   pid_t               tid,
-                                                  GVariant           *registers,
+                                                  const struct user_regs_struct *regs,
                                                   GError            **error);
-GVariant      *froggy_session_read_memory        (FroggySession      *self,
+/* The fxsave image, of a 64-bit or a 32-bit thread. */
+gboolean       froggy_session_get_fpregs         (FroggySession      *self,
+                                                  pid_t               tid,
+                                                  struct user_fpregs_struct *fp,
+                                                  GError            **error);
+/* Fewer bytes than @length when the mapping ends; our int3s read as the
+ * bytes they replaced. */
+GBytes        *froggy_session_read_memory        (FroggySession      *self,
                                                   pid_t               tid,
                                                   guint64             address,
                                                   gsize               length,
                                                   GError            **error);
-GVariant      *froggy_session_write_memory       (FroggySession      *self,
+/* Returns how many bytes were written, or -1. */
+gssize         froggy_session_write_memory       (FroggySession      *self,
                                                   pid_t               tid,
                                                   guint64             address,
-                                                  const char         *hex,
+                                                  GBytes             *data,
                                                   GError            **error);
-GVariant      *froggy_session_insert_breakpoint  (FroggySession      *self,
+/* The new breakpoint, the session's own. */
+const FroggyBreakpoint *
+               froggy_session_insert_breakpoint  (FroggySession      *self,
                                                   const char         *location,
                                                   pid_t               tid,
                                                   const char         *condition,
@@ -132,8 +161,10 @@ gboolean       froggy_session_enable_breakpoint  (FroggySession      *self,
                                                   guint               id,
                                                   gboolean            enabled,
                                                   GError            **error);
-GVariant      *froggy_session_list_breakpoints   (FroggySession      *self);
-GVariant      *froggy_session_insert_watchpoint  (FroggySession      *self,
+/* FroggyBreakpoint, the session's own. */
+GPtrArray     *froggy_session_list_breakpoints   (FroggySession      *self);
+/* Returns the new watchpoint's id, or 0. */
+guint          froggy_session_insert_watchpoint  (FroggySession      *self,
                                                   guint64             address,
                                                   guint               length,
                                                   gboolean            read_write,
@@ -142,32 +173,38 @@ GVariant      *froggy_session_insert_watchpoint  (FroggySession      *self,
 gboolean       froggy_session_remove_watchpoint  (FroggySession      *self,
                                                   guint               id,
                                                   GError            **error);
-/* Takes @spec. */
-GVariant      *froggy_session_add_catch          (FroggySession      *self,
+/* Takes @spec; returns the new catchpoint's id, or 0. */
+guint          froggy_session_add_catch          (FroggySession      *self,
                                                   FroggyCatchSpec    *spec,
                                                   GError            **error);
 gboolean       froggy_session_remove_catch       (FroggySession      *self,
                                                   guint               id,
                                                   GError            **error);
+/* @events: event kind -> "stop", "report" or "off"; all or nothing. */
 gboolean       froggy_session_subscribe          (FroggySession      *self,
-                                                  GVariant           *events,
+                                                  GHashTable         *events,
                                                   GError            **error);
-GVariant      *froggy_session_backtrace          (FroggySession      *self,
+/* FroggySymbol, innermost frame first; a frame's address is its pc. */
+GPtrArray     *froggy_session_backtrace          (FroggySession      *self,
                                                   pid_t               tid,
                                                   guint               max_frames,
                                                   GError            **error);
-GVariant      *froggy_session_lookup_symbol      (FroggySession      *self,
+FroggySymbol  *froggy_session_lookup_symbol      (FroggySession      *self,
                                                   const char         *name,
                                                   gboolean            by_address,
                                                   guint64             address,
                                                   GError            **error);
 /* The names and source files starting with @prefix, at most @limit of
- * them: symbol.complete's result. */
-GVariant      *froggy_session_complete_symbol    (FroggySession      *self,
+ * them in all; *@complete says whether those are all. */
+gboolean       froggy_session_complete_symbol    (FroggySession      *self,
                                                   const char         *prefix,
                                                   guint               limit,
+                                                  GStrv              *names,
+                                                  GStrv              *files,
+                                                  gboolean           *complete,
                                                   GError            **error);
-GVariant      *froggy_session_source_lines       (FroggySession      *self,
+/* FroggySymbol with address, file and line. */
+GPtrArray     *froggy_session_source_lines       (FroggySession      *self,
                                                   const char         *location,
                                                   GError            **error);
 gboolean       froggy_session_kill               (FroggySession      *self,

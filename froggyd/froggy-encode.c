@@ -1,0 +1,207 @@
+/* froggy-encode.c
+ *
+ * The protocol's form of the values the session engine speaks in C: a
+ * FroggySymbol becomes {"address", "function", "file", "line", ...}, a
+ * FroggyBreakpoint the object breakpoint.insert and breakpoint.list
+ * return, bytes a string of hex digits.  protocol/README.md is the
+ * reference for every member.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#define G_LOG_DOMAIN "froggyd"
+
+#include <string.h>
+
+#include "froggy-encode.h"
+#include "froggy-error.h"
+#include "froggy-params.h"
+
+void
+froggy_encode_location (GVariantBuilder    *builder,
+                        guint64             pc,
+                        const FroggySymbol *symbol)
+{
+  g_autofree char *text = froggy_format_word (pc);
+
+  g_variant_builder_add (builder, "{sv}", "pc", g_variant_new_string (text));
+  if (symbol == NULL)
+    return;
+  if (symbol->function != NULL)
+    g_variant_builder_add (builder, "{sv}", "function", g_variant_new_string (symbol->function));
+  if (symbol->file != NULL && symbol->line > 0)
+    {
+      g_variant_builder_add (builder, "{sv}", "file", g_variant_new_string (symbol->file));
+      g_variant_builder_add (builder, "{sv}", "line", g_variant_new_int64 (symbol->line));
+    }
+}
+
+/* The members of @symbol but its address, which the caller names. */
+static void
+add_symbol_members (GVariantBuilder    *builder,
+                    const FroggySymbol *symbol,
+                    gboolean            with_offset)
+{
+  if (symbol->function != NULL)
+    g_variant_builder_add (builder, "{sv}", "function", g_variant_new_string (symbol->function));
+  if (with_offset && symbol->function != NULL)
+    {
+      g_autofree char *offset = froggy_format_word (symbol->offset);
+
+      g_variant_builder_add (builder, "{sv}", "offset", g_variant_new_string (offset));
+    }
+  if (symbol->module != NULL)
+    g_variant_builder_add (builder, "{sv}", "module", g_variant_new_string (symbol->module));
+  if (symbol->file != NULL && symbol->line > 0)
+    {
+      g_variant_builder_add (builder, "{sv}", "file", g_variant_new_string (symbol->file));
+      g_variant_builder_add (builder, "{sv}", "line", g_variant_new_int64 (symbol->line));
+    }
+  if (symbol->size > 0)
+    g_variant_builder_add (builder, "{sv}", "size", g_variant_new_int64 ((gint64) symbol->size));
+}
+
+GVariant *
+froggy_encode_symbol (const FroggySymbol *symbol,
+                      gboolean            with_offset)
+{
+  g_autofree char *address = froggy_format_word (symbol->address);
+  GVariantBuilder builder;
+
+  g_variant_builder_init (&builder, G_VARIANT_TYPE_VARDICT);
+  g_variant_builder_add (&builder, "{sv}", "address", g_variant_new_string (address));
+  add_symbol_members (&builder, symbol, with_offset);
+  return g_variant_builder_end (&builder);
+}
+
+GVariant *
+froggy_encode_frames (GPtrArray *frames)
+{
+  GVariantBuilder builder;
+
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("aa{sv}"));
+  for (guint i = 0; i < frames->len; i++)
+    {
+      const FroggySymbol *frame = g_ptr_array_index (frames, i);
+      g_autofree char *pc = froggy_format_word (frame->address);
+      GVariantBuilder one;
+
+      g_variant_builder_init (&one, G_VARIANT_TYPE_VARDICT);
+      g_variant_builder_add (&one, "{sv}", "level", g_variant_new_int64 (i));
+      g_variant_builder_add (&one, "{sv}", "pc", g_variant_new_string (pc));
+      add_symbol_members (&one, frame, TRUE);
+      g_variant_builder_add_value (&builder, g_variant_builder_end (&one));
+    }
+  return g_variant_builder_end (&builder);
+}
+
+GVariant *
+froggy_encode_lines (GPtrArray *lines)
+{
+  GVariantBuilder builder;
+
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("aa{sv}"));
+  for (guint i = 0; i < lines->len; i++)
+    {
+      const FroggySymbol *line = g_ptr_array_index (lines, i);
+      g_autofree char *address = froggy_format_word (line->address);
+      GVariantBuilder one;
+
+      g_variant_builder_init (&one, G_VARIANT_TYPE_VARDICT);
+      g_variant_builder_add (&one, "{sv}", "address", g_variant_new_string (address));
+      g_variant_builder_add (&one, "{sv}", "file", g_variant_new_string (line->file ? line->file : ""));
+      g_variant_builder_add (&one, "{sv}", "line", g_variant_new_int64 (line->line));
+      g_variant_builder_add_value (&builder, g_variant_builder_end (&one));
+    }
+  return g_variant_builder_end (&builder);
+}
+
+GVariant *
+froggy_encode_breakpoint (const FroggyBreakpoint *breakpoint)
+{
+  GVariantBuilder builder, addresses;
+
+  g_variant_builder_init (&addresses, G_VARIANT_TYPE_STRING_ARRAY);
+  for (guint i = 0; i < breakpoint->addresses->len; i++)
+    {
+      g_autofree char *text = froggy_format_word (g_array_index (breakpoint->addresses, guint64, i));
+
+      g_variant_builder_add (&addresses, "s", text);
+    }
+
+  g_variant_builder_init (&builder, G_VARIANT_TYPE_VARDICT);
+  g_variant_builder_add (&builder, "{sv}", "id", g_variant_new_int64 (breakpoint->id));
+  g_variant_builder_add (&builder, "{sv}", "location", g_variant_new_string (breakpoint->location));
+  g_variant_builder_add (&builder, "{sv}", "addresses", g_variant_builder_end (&addresses));
+  g_variant_builder_add (&builder, "{sv}", "enabled", g_variant_new_boolean (breakpoint->enabled));
+  g_variant_builder_add (&builder, "{sv}", "hits", g_variant_new_int64 (breakpoint->hits));
+  g_variant_builder_add (&builder, "{sv}", "ignore_count", g_variant_new_int64 (breakpoint->ignore_count));
+  g_variant_builder_add (&builder, "{sv}", "temporary", g_variant_new_boolean (breakpoint->temporary));
+  g_variant_builder_add (&builder, "{sv}", "auto_continue",
+                         g_variant_new_boolean (breakpoint->auto_continue));
+  if (breakpoint->function != NULL)
+    g_variant_builder_add (&builder, "{sv}", "function", g_variant_new_string (breakpoint->function));
+  if (breakpoint->file != NULL)
+    {
+      g_variant_builder_add (&builder, "{sv}", "file", g_variant_new_string (breakpoint->file));
+      g_variant_builder_add (&builder, "{sv}", "line", g_variant_new_int64 (breakpoint->line));
+    }
+  if (breakpoint->thread != 0)
+    g_variant_builder_add (&builder, "{sv}", "thread", g_variant_new_int64 (breakpoint->thread));
+  if (breakpoint->condition != NULL)
+    g_variant_builder_add (&builder, "{sv}", "condition", g_variant_new_string (breakpoint->condition));
+  return g_variant_builder_end (&builder);
+}
+
+GVariant *
+froggy_encode_tids (GArray *tids)
+{
+  GVariantBuilder builder;
+
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("ax"));
+  for (guint i = 0; i < tids->len; i++)
+    g_variant_builder_add (&builder, "x", (gint64) g_array_index (tids, pid_t, i));
+  return g_variant_builder_end (&builder);
+}
+
+char *
+froggy_encode_hex (GBytes *bytes)
+{
+  gsize length = 0;
+  const guint8 *data = g_bytes_get_data (bytes, &length);
+  GString *hex = g_string_sized_new (2 * length + 1);
+
+  for (gsize i = 0; i < length; i++)
+    g_string_append_printf (hex, "%02x", data[i]);
+  return g_string_free (hex, FALSE);
+}
+
+GBytes *
+froggy_decode_hex (const char  *hex,
+                   gsize        max_length,
+                   GError     **error)
+{
+  gsize length = strlen (hex) / 2;
+  g_autofree guint8 *buf = NULL;
+
+  if (length == 0 || strlen (hex) % 2 != 0 || length > max_length)
+    {
+      g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_INVALID_PARAMS,
+                   "data must be 1 to %zu bytes as pairs of hex digits", max_length);
+      return NULL;
+    }
+  buf = g_malloc (length);
+  for (gsize i = 0; i < length; i++)
+    {
+      int high = g_ascii_xdigit_value (hex[2 * i]);
+      int low = g_ascii_xdigit_value (hex[2 * i + 1]);
+
+      if (high < 0 || low < 0)
+        {
+          g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_INVALID_PARAMS,
+                       "data must be pairs of hex digits");
+          return NULL;
+        }
+      buf[i] = high << 4 | low;
+    }
+  return g_bytes_new_take (g_steal_pointer (&buf), length);
+}
