@@ -11,6 +11,7 @@
 #define G_LOG_DOMAIN "froggyd"
 
 #include <string.h>
+#include <sys/wait.h>
 
 #include "froggy-encode.h"
 #include "froggy-error.h"
@@ -204,4 +205,114 @@ froggy_decode_hex (const char  *hex,
       buf[i] = high << 4 | low;
     }
   return g_bytes_new_take (g_steal_pointer (&buf), length);
+}
+
+static const char *
+signal_name (int   signo,
+             char *buf,
+             gsize len)
+{
+  const char *abbrev = sigabbrev_np (signo);
+
+  if (abbrev == NULL)
+    g_snprintf (buf, len, "SIG%d", signo);
+  else
+    g_snprintf (buf, len, "SIG%s", abbrev);
+  return buf;
+}
+
+static void
+add_int (GVariantBuilder *builder,
+         const char      *name,
+         gint64           value)
+{
+  g_variant_builder_add (builder, "{sv}", name, g_variant_new_int64 (value));
+}
+
+static void
+add_word (GVariantBuilder *builder,
+          const char      *name,
+          guint64          value)
+{
+  g_autofree char *text = froggy_format_word (value);
+
+  g_variant_builder_add (builder, "{sv}", name, g_variant_new_string (text));
+}
+
+GVariant *
+froggy_encode_notice (const FroggyNotice *notice)
+{
+  GVariantBuilder builder;
+
+  g_variant_builder_init (&builder, G_VARIANT_TYPE_VARDICT);
+  g_variant_builder_add (&builder, "{sv}", "reason", g_variant_new_string (notice->reason));
+  add_int (&builder, "session", notice->session);
+  if (notice->thread != 0)
+    {
+      add_int (&builder, "thread", notice->thread);
+      add_int (&builder, "pid", notice->pid);
+      g_variant_builder_add (&builder, "{sv}", "stopped", g_variant_new_boolean (notice->stopped));
+    }
+  if (notice->breakpoint != 0)
+    add_int (&builder, "breakpoint", notice->breakpoint);
+  if (notice->watchpoint != 0)
+    add_int (&builder, "watchpoint", notice->watchpoint);
+  if (notice->signo != 0)
+    {
+      char name[32];
+
+      add_int (&builder, "signal", notice->signo);
+      g_variant_builder_add (&builder, "{sv}", "name",
+                             g_variant_new_string (signal_name (notice->signo, name, sizeof name)));
+    }
+  if (notice->has_code)
+    add_int (&builder, "code", notice->code);
+  if (notice->has_address)
+    add_word (&builder, "address", notice->address);
+  if (notice->is_syscall)
+    {
+      add_int (&builder, "nr", notice->syscall_nr);
+      g_variant_builder_add (&builder, "{sv}", "name",
+                             g_variant_new_string (notice->syscall_name ? notice->syscall_name : "?"));
+      g_variant_builder_add (&builder, "{sv}", "abi",
+                             g_variant_new_string (notice->syscall_abi ? notice->syscall_abi : "?"));
+      if (notice->catchpoint != 0)
+        add_int (&builder, "catchpoint", notice->catchpoint);
+    }
+  if (notice->has_args)
+    {
+      GVariantBuilder args;
+
+      g_variant_builder_init (&args, G_VARIANT_TYPE_STRING_ARRAY);
+      for (guint i = 0; i < G_N_ELEMENTS (notice->args); i++)
+        {
+          g_autofree char *text = froggy_format_word (notice->args[i]);
+
+          g_variant_builder_add (&args, "s", text);
+        }
+      g_variant_builder_add (&builder, "{sv}", "args", g_variant_builder_end (&args));
+    }
+  if (notice->has_return)
+    add_int (&builder, "return", notice->ret);
+  if (notice->filename != NULL)
+    g_variant_builder_add (&builder, "{sv}", "filename", g_variant_new_string (notice->filename));
+  if (notice->new_thread != 0)
+    add_int (&builder, "new_thread", notice->new_thread);
+  if (notice->child != 0)
+    add_int (&builder, "child", notice->child);
+  if (notice->has_status)
+    {
+      add_int (&builder, "status", notice->status);
+      if (WIFEXITED (notice->status))
+        add_int (&builder, "code", WEXITSTATUS (notice->status));
+      else if (WIFSIGNALED (notice->status))
+        add_int (&builder, "termsig", WTERMSIG (notice->status));
+    }
+  if (notice->step_kind != NULL)
+    g_variant_builder_add (&builder, "{sv}", "kind", g_variant_new_string (notice->step_kind));
+  if (notice->has_count)
+    add_int (&builder, "count", notice->count);
+  if (notice->has_location)
+    froggy_encode_location (&builder, notice->pc, notice->location);
+  return g_variant_builder_end (&builder);
 }

@@ -7,6 +7,7 @@
 #include <glib.h>
 
 #include "froggy-breakpoint.h"
+#include "froggy-notice.h"
 #include "froggy-symbolizer.h"
 
 G_BEGIN_DECLS
@@ -24,6 +25,8 @@ GVariant *froggy_encode_frames     (GPtrArray              *frames);
 /* source.lines' result: FroggySymbol with address, file and line. */
 GVariant *froggy_encode_lines      (GPtrArray              *lines);
 GVariant *froggy_encode_breakpoint (const FroggyBreakpoint *breakpoint);
+/* A notification's params. */
+GVariant *froggy_encode_notice     (const FroggyNotice     *notice);
 /* An array of thread ids (pid_t) as "ax". */
 GVariant *froggy_encode_tids       (GArray                 *tids);
 /* Bytes as pairs of lowercase hex digits. */

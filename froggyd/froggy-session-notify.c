@@ -1,8 +1,9 @@
 /* froggy-session-notify.c
  *
- * The notifications of a FroggySession: built as a vardict (the reason,
- * the session, the thread, where a stopped thread is), then sent to every
- * client of the session; and the pace of a lossless session, which reads
+ * The notifications of a FroggySession: a FroggyNotice (the reason, the
+ * session, the thread, where a stopped thread is, what the reason adds),
+ * encoded by froggy_encode_notice() and sent to every client of the
+ * session; and the pace of a lossless session, which reads
  * its events no faster than its slowest client takes them.
  *
  * The bottom floor (see froggy-session-private.h): it reads the thread
@@ -46,68 +47,75 @@ lossless_pace (FroggySession *self)
     }
 }
 
+/* Where the thread of @notice, of process @pid, is: at @pc. */
 void
-add_location (GVariantBuilder *builder,
-              FroggySession   *self,
-              pid_t            pid,
-              guint64          pc)
+notice_locate (FroggySession *self,
+               FroggyNotice  *notice,
+               pid_t          pid,
+               guint64        pc)
 {
   Process *process = process_lookup (self, pid);
-  g_autoptr(FroggySymbol) symbol = froggy_symbolizer_lookup_address (process->symbolizer, pc);
 
-  froggy_encode_location (builder, pc, symbol);
+  notice->has_location = TRUE;
+  notice->pc = pc;
+  notice->location = froggy_symbolizer_lookup_address (process->symbolizer, pc);
 }
 
+/* Every client of the session gets @notice (its location is freed). */
 void
-broadcast (FroggySession *self,
-           GVariant      *params)
+notice_broadcast (FroggySession *self,
+                  FroggyNotice  *notice)
 {
-  g_autoptr(GVariant) sunk = g_variant_ref_sink (params);
+  g_autoptr(GVariant) params = g_variant_ref_sink (froggy_encode_notice (notice));
 
+  g_clear_pointer ((FroggySymbol **) &notice->location, froggy_symbol_free);
   for (guint i = 0; i < self->peers->len; i++)
     {
       FroggyPeer *peer = g_ptr_array_index (self->peers, i);
 
       if (self->lossless)
-        froggy_peer_notify_lossless (peer, sunk);
+        froggy_peer_notify_lossless (peer, params);
       else
-        froggy_peer_notify (peer, sunk);
+        froggy_peer_notify (peer, params);
     }
   lossless_pace (self);
 }
 
-GVariantBuilder *
-notification_begin_as (FroggySession *self,
-                       const char    *reason,
-                       Thread        *thread,
-                       gboolean       stopped)
+/* A notice of @reason about @thread (NULL: the session). */
+void
+notice_init_as (FroggySession *self,
+                FroggyNotice  *notice,
+                const char    *reason,
+                Thread        *thread,
+                gboolean       stopped)
 {
-  GVariantBuilder *builder = g_variant_builder_new (G_VARIANT_TYPE_VARDICT);
-
-  g_variant_builder_add (builder, "{sv}", "reason", g_variant_new_string (reason));
-  g_variant_builder_add (builder, "{sv}", "session", g_variant_new_int64 (self->id));
+  *notice = (FroggyNotice) {
+    .reason = reason,
+    .session = self->id,
+  };
   if (thread != NULL)
     {
-      g_variant_builder_add (builder, "{sv}", "thread", g_variant_new_int64 (thread->tid));
-      g_variant_builder_add (builder, "{sv}", "pid", g_variant_new_int64 (thread->pid));
-      g_variant_builder_add (builder, "{sv}", "stopped", g_variant_new_boolean (stopped));
+      notice->thread = thread->tid;
+      notice->pid = thread->pid;
+      notice->stopped = stopped;
     }
-  return builder;
-}
-
-GVariantBuilder *
-notification_begin (FroggySession *self,
-                    const char    *reason,
-                    Thread        *thread)
-{
-  return notification_begin_as (self, reason, thread, thread != NULL && thread->stopped);
 }
 
 void
-notification_end (FroggySession   *self,
-                  GVariantBuilder *builder,
-                  Thread          *thread,
-                  guint64          pc)
+notice_init (FroggySession *self,
+             FroggyNotice  *notice,
+             const char    *reason,
+             Thread        *thread)
+{
+  notice_init_as (self, notice, reason, thread, thread != NULL && thread->stopped);
+}
+
+/* Sends @notice; a stopped @thread is located at @pc (0: its own pc). */
+void
+notice_send (FroggySession *self,
+             FroggyNotice  *notice,
+             Thread        *thread,
+             guint64        pc)
 {
   /* Stopped for the user now, not for someone's step-over: it waits
    * for a continue. */
@@ -115,10 +123,9 @@ notification_end (FroggySession   *self,
     {
       thread->paused = FALSE;
       thread->deferred = FALSE;
-      add_location (builder, self, thread->pid, pc ? pc : thread_pc (self, thread));
+      notice_locate (self, notice, thread->pid, pc ? pc : thread_pc (self, thread));
     }
-  broadcast (self, g_variant_builder_end (builder));
-  g_variant_builder_unref (builder);
+  notice_broadcast (self, notice);
 }
 
 void
@@ -126,5 +133,8 @@ notify_simple (FroggySession *self,
                const char    *reason,
                Thread        *thread)
 {
-  notification_end (self, notification_begin (self, reason, thread), thread, 0);
+  FroggyNotice notice;
+
+  notice_init (self, &notice, reason, thread);
+  notice_send (self, &notice, thread, 0);
 }

@@ -44,6 +44,7 @@
 
 #include "froggy-breakpoint.h"
 #include "froggy-device.h"
+#include "froggy-notice.h"
 #include "froggy-peer.h"
 #include "froggy-session.h"
 #include "froggy-symbolizer.h"
@@ -224,22 +225,24 @@ G_GNUC_INTERNAL gboolean thread_control (FroggySession *self,
 
 /* froggy-session-notify.c: the notifications and their pace (reads the tables) */
 G_GNUC_INTERNAL void lossless_pace (FroggySession *self);
-G_GNUC_INTERNAL void add_location (GVariantBuilder *builder,
-                                   FroggySession *self,
-                                   pid_t pid,
-                                   guint64 pc);
-G_GNUC_INTERNAL void broadcast (FroggySession *self, GVariant *params);
-G_GNUC_INTERNAL GVariantBuilder *notification_begin_as (FroggySession *self,
-                                                        const char *reason,
-                                                        Thread *thread,
-                                                        gboolean stopped);
-G_GNUC_INTERNAL GVariantBuilder *notification_begin (FroggySession *self,
-                                                     const char *reason,
-                                                     Thread *thread);
-G_GNUC_INTERNAL void notification_end (FroggySession *self,
-                                       GVariantBuilder *builder,
-                                       Thread *thread,
-                                       guint64 pc);
+G_GNUC_INTERNAL void notice_init_as (FroggySession *self,
+                                     FroggyNotice *notice,
+                                     const char *reason,
+                                     Thread *thread,
+                                     gboolean stopped);
+G_GNUC_INTERNAL void notice_init (FroggySession *self,
+                                  FroggyNotice *notice,
+                                  const char *reason,
+                                  Thread *thread);
+G_GNUC_INTERNAL void notice_locate (FroggySession *self,
+                                    FroggyNotice *notice,
+                                    pid_t pid,
+                                    guint64 pc);
+G_GNUC_INTERNAL void notice_send (FroggySession *self,
+                                  FroggyNotice *notice,
+                                  Thread *thread,
+                                  guint64 pc);
+G_GNUC_INTERNAL void notice_broadcast (FroggySession *self, FroggyNotice *notice);
 G_GNUC_INTERNAL void notify_simple (FroggySession *self, const char *reason, Thread *thread);
 
 /* froggy-session-launcher.c: a program started stopped at its exec;

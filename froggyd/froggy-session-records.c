@@ -35,20 +35,6 @@
 #include "froggy-session-private.h"
 #include "froggy-syscalls.h"
 
-static const char *
-signal_name (int signo,
-             char *buf,
-             gsize len)
-{
-  const char *abbrev = sigabbrev_np (signo);
-
-  if (abbrev == NULL)
-    g_snprintf (buf, len, "SIG%d", signo);
-  else
-    g_snprintf (buf, len, "SIG%s", abbrev);
-  return buf;
-}
-
 /* Signals a debugger lets through unseen, as gdb does by default. */
 static gboolean
 signal_is_quiet (int signo)
@@ -77,17 +63,16 @@ on_breakpoint (FroggySession *self,
   struct user_regs_struct regs;
   g_autoptr(GError) error = NULL;
   FroggyBreakpoint *hit = NULL;
-  GVariantBuilder *builder;
+  FroggyNotice notice;
   gboolean rewound;
 
   if (!g_hash_table_contains (process->sites, &pc) && !g_hash_table_contains (process->lifted, &pc))
     {
       /* The program's own int3: it gets its SIGTRAP when it goes on. */
-      builder = notification_begin (self, "signal", thread);
-      g_variant_builder_add (builder, "{sv}", "signal", g_variant_new_int64 (SIGTRAP));
-      g_variant_builder_add (builder, "{sv}", "name", g_variant_new_string ("SIGTRAP"));
+      notice_init (self, &notice, "signal", thread);
+      notice.signo = SIGTRAP;
       thread->pending_signal = SIGTRAP;
-      notification_end (self, builder, thread, 0);
+      notice_send (self, &notice, thread, 0);
       return;
     }
 
@@ -150,23 +135,22 @@ on_breakpoint (FroggySession *self,
       /* As gdb's "commands; continue; end", without the round trip:
        * reported, then on as from a hit that does not stop (a step
        * under way goes on). */
-      builder = notification_begin_as (self, "breakpoint-hit", thread, FALSE);
-      g_variant_builder_add (builder, "{sv}", "breakpoint", g_variant_new_int64 (hit->id));
-      add_location (builder, self, thread->pid, pc);
+      notice_init_as (self, &notice, "breakpoint-hit", thread, FALSE);
+      notice.breakpoint = hit->id;
+      notice_locate (self, &notice, thread->pid, pc);
       if (hit->temporary)
         breakpoint_remove (self, hit->id, NULL);
-      broadcast (self, g_variant_builder_end (builder));
-      g_variant_builder_unref (builder);
+      notice_broadcast (self, &notice);
       hit = NULL;
     }
   if (hit != NULL)
     {
       thread_end_step (self, thread);
-      builder = notification_begin (self, "breakpoint-hit", thread);
-      g_variant_builder_add (builder, "{sv}", "breakpoint", g_variant_new_int64 (hit->id));
+      notice_init (self, &notice, "breakpoint-hit", thread);
+      notice.breakpoint = hit->id;
       if (hit->temporary)
         breakpoint_remove (self, hit->id, NULL);
-      notification_end (self, builder, thread, pc);
+      notice_send (self, &notice, thread, pc);
       return;
     }
 
@@ -225,7 +209,7 @@ on_clone (FroggySession                    *self,
   const struct utrace_event_clone *body = (gconstpointer) (record + 1);
   gboolean is_thread = body->flags & CLONE_THREAD;
   pid_t child_pid = is_thread ? parent->pid : body->child_tid;
-  GVariantBuilder *builder;
+  FroggyNotice notice;
   Thread *child;
 
   child = thread_lookup (self, body->child_tid);
@@ -261,12 +245,12 @@ on_clone (FroggySession                    *self,
       return;
   }
 
-  builder = notification_begin (self, is_thread ? "clone" : "fork", parent);
+  notice_init (self, &notice, is_thread ? "clone" : "fork", parent);
   if (is_thread)
-    g_variant_builder_add (builder, "{sv}", "new_thread", g_variant_new_int64 (body->child_tid));
+    notice.new_thread = body->child_tid;
   else
-    g_variant_builder_add (builder, "{sv}", "child", g_variant_new_int64 (body->child_tid));
-  notification_end (self, builder, parent, 0);
+    notice.child = body->child_tid;
+  notice_send (self, &notice, parent, 0);
 }
 
 static void
@@ -278,7 +262,7 @@ on_exec (FroggySession                    *self,
   const char *filename = (const char *) (body + 1);
   Process *process = process_lookup (self, thread->pid);
   gboolean first = !thread->announced;
-  GVariantBuilder *builder;
+  FroggyNotice notice;
 
   /* The old image is gone, with its breakpoints: set those by function
    * name again in the new one. */
@@ -336,9 +320,9 @@ on_exec (FroggySession                    *self,
       if (reported_as (self, "exec") == NULL)
         return;
     }
-  builder = notification_begin (self, "exec", thread);
-  g_variant_builder_add (builder, "{sv}", "filename", g_variant_new_string (filename));
-  notification_end (self, builder, thread, 0);
+  notice_init (self, &notice, "exec", thread);
+  notice.filename = filename;
+  notice_send (self, &notice, thread, 0);
 }
 
 static void
@@ -355,7 +339,7 @@ on_syscall (FroggySession                    *self,
   int number = body->arch == AUDIT_ARCH_X86_64 ? (int) body->nr :
                name != NULL ? froggy_syscall_number (name) : -1;
   Catchpoint *catchpoint = catch_matching (self, "syscall", number, at_exit);
-  GVariantBuilder *builder;
+  FroggyNotice notice;
 
   if (thread_unseen (self, thread) ||
       (catchpoint == NULL && reported_as (self, kind) == NULL))
@@ -369,30 +353,23 @@ on_syscall (FroggySession                    *self,
       resume_quietly (self, thread);
     }
 
-  builder = notification_begin (self, kind, thread);
-  g_variant_builder_add (builder, "{sv}", "nr", g_variant_new_int64 (body->nr));
-  g_variant_builder_add (builder, "{sv}", "name", g_variant_new_string (name ? name : "?"));
-  g_variant_builder_add (builder, "{sv}", "abi", g_variant_new_string (abi ? abi : "?"));
-  if (catchpoint != NULL)
-    g_variant_builder_add (builder, "{sv}", "catchpoint", g_variant_new_int64 (catchpoint->id));
+  notice_init (self, &notice, kind, thread);
+  notice.is_syscall = TRUE;
+  notice.syscall_nr = body->nr;
+  notice.syscall_name = name;
+  notice.syscall_abi = abi;
+  notice.catchpoint = catchpoint != NULL ? catchpoint->id : 0;
   /* An exit carries the arguments too, as its registers have them, on
    * a kernel with UTRACE_FEATURE_EXIT_ARGS (zeros before it). */
   if (!at_exit || froggy_device_has_feature (self->device, UTRACE_FEATURE_EXIT_ARGS))
     {
-      GVariantBuilder args;
-
-      g_variant_builder_init (&args, G_VARIANT_TYPE_STRING_ARRAY);
-      for (guint i = 0; i < G_N_ELEMENTS (body->args); i++)
-        {
-          g_autofree char *text = froggy_format_word (body->args[i]);
-
-          g_variant_builder_add (&args, "s", text);
-        }
-      g_variant_builder_add (builder, "{sv}", "args", g_variant_builder_end (&args));
+      G_STATIC_ASSERT (G_N_ELEMENTS (notice.args) == G_N_ELEMENTS (body->args));
+      notice.has_args = TRUE;
+      memcpy (notice.args, body->args, sizeof notice.args);
     }
-  if (at_exit)
-    g_variant_builder_add (builder, "{sv}", "return", g_variant_new_int64 (body->ret));
-  notification_end (self, builder, thread, 0);
+  notice.has_return = at_exit;
+  notice.ret = body->ret;
+  notice_send (self, &notice, thread, 0);
 }
 
 static void
@@ -403,8 +380,7 @@ on_signal (FroggySession                    *self,
   const struct utrace_event_signal *body = (gconstpointer) (record + 1);
   Catchpoint *catchpoint = catch_matching (self, "signal", body->signo, FALSE);
   const char *how = g_hash_table_lookup (self->reported, "signal");
-  GVariantBuilder *builder;
-  char name[32];
+  FroggyNotice notice;
 
   /* Signals stop by default, as in gdb; events.subscribe makes them
    * only reported ("report") or passed in silence ("off"), a catch
@@ -420,18 +396,13 @@ on_signal (FroggySession                    *self,
     resume_quietly (self, thread);
   else
     thread_end_step (self, thread);
-  builder = notification_begin (self, "signal", thread);
-  g_variant_builder_add (builder, "{sv}", "signal", g_variant_new_int64 (body->signo));
-  g_variant_builder_add (builder, "{sv}", "name",
-                         g_variant_new_string (signal_name (body->signo, name, sizeof name)));
-  g_variant_builder_add (builder, "{sv}", "code", g_variant_new_int64 (body->code));
-  if (body->addr != 0)
-    {
-      g_autofree char *address = froggy_format_word (body->addr);
-
-      g_variant_builder_add (builder, "{sv}", "address", g_variant_new_string (address));
-    }
-  notification_end (self, builder, thread, 0);
+  notice_init (self, &notice, "signal", thread);
+  notice.signo = body->signo;
+  notice.has_code = TRUE;
+  notice.code = body->code;
+  notice.has_address = body->addr != 0;
+  notice.address = body->addr;
+  notice_send (self, &notice, thread, 0);
 }
 
 static void
@@ -441,7 +412,7 @@ on_watchpoint (FroggySession                    *self,
 {
   const struct utrace_event_watch *body = (gconstpointer) (record + 1);
   guint id = watchpoint_at_slot (self, thread->tid, body->slot);
-  GVariantBuilder *builder;
+  FroggyNotice notice;
 
   if (id == 0)
     {
@@ -449,14 +420,11 @@ on_watchpoint (FroggySession                    *self,
       return;
     }
   thread_end_step (self, thread);
-  builder = notification_begin (self, "watchpoint", thread);
-  g_variant_builder_add (builder, "{sv}", "watchpoint", g_variant_new_int64 (id));
-  {
-    g_autofree char *address = froggy_format_word (body->addr);
-
-    g_variant_builder_add (builder, "{sv}", "address", g_variant_new_string (address));
-  }
-  notification_end (self, builder, thread, 0);
+  notice_init (self, &notice, "watchpoint", thread);
+  notice.watchpoint = id;
+  notice.has_address = TRUE;
+  notice.address = body->addr;
+  notice_send (self, &notice, thread, 0);
 }
 
 /* @thread is gone: with its wait status from its DEATH record, or with
@@ -466,7 +434,7 @@ thread_died (FroggySession *self,
              Thread        *thread,
              const int     *status)
 {
-  GVariantBuilder *builder;
+  FroggyNotice notice;
   pid_t tid = thread->tid;
   pid_t pid = thread->pid;
   GHashTableIter iter;
@@ -481,18 +449,10 @@ thread_died (FroggySession *self,
   watchpoints_forget_thread (self, tid);
   if (!thread_unseen (self, thread))
     {
-      builder = notification_begin (self, "exit", thread);
-      if (status != NULL)
-        {
-          g_variant_builder_add (builder, "{sv}", "status", g_variant_new_int64 (*status));
-          if (WIFEXITED (*status))
-            g_variant_builder_add (builder, "{sv}", "code",
-                                   g_variant_new_int64 (WEXITSTATUS (*status)));
-          else if (WIFSIGNALED (*status))
-            g_variant_builder_add (builder, "{sv}", "termsig",
-                                   g_variant_new_int64 (WTERMSIG (*status)));
-        }
-      notification_end (self, builder, NULL, 0);
+      notice_init (self, &notice, "exit", thread);
+      notice.has_status = status != NULL;
+      notice.status = status != NULL ? *status : 0;
+      notice_send (self, &notice, NULL, 0);
     }
 
   /* A thread paused for this one's step-over, or waited for, goes on. */
@@ -674,10 +634,12 @@ on_lost (FroggySession                    *self,
          const struct utrace_event_header *record)
 {
   const struct utrace_event_lost *body = (gconstpointer) (record + 1);
-  GVariantBuilder *builder = notification_begin (self, "lost", NULL);
+  FroggyNotice notice;
 
-  g_variant_builder_add (builder, "{sv}", "count", g_variant_new_int64 (body->count));
-  notification_end (self, builder, NULL, 0);
+  notice_init (self, &notice, "lost", NULL);
+  notice.has_count = TRUE;
+  notice.count = body->count;
+  notice_send (self, &notice, NULL, 0);
 
   self->records_lost = TRUE;
   self->resync_pending = TRUE;
@@ -788,11 +750,7 @@ session_record (FroggySession                    *self,
           resume_quietly (self, thread);
           break;
         }
-      {
-        GVariantBuilder *builder = notification_begin (self, "exiting", thread);
-
-        notification_end (self, builder, thread, 0);
-      }
+      notify_simple (self, "exiting", thread);
       break;
     case UTRACE_EV_DEATH:
       on_death (self, thread, record);

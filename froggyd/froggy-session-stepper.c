@@ -385,11 +385,12 @@ thread_step_done (FroggySession *self,
                   guint64        pc)
 {
   static const char * const kinds[] = { "instruction", "line", "over", "out" };
-  GVariantBuilder *builder = notification_begin (self, "step-done", thread);
+  FroggyNotice notice;
 
-  g_variant_builder_add (builder, "{sv}", "kind", g_variant_new_string (kinds[thread->step_kind]));
+  notice_init (self, &notice, "step-done", thread);
+  notice.step_kind = kinds[thread->step_kind];
   thread_end_step (self, thread);
-  notification_end (self, builder, thread, pc);
+  notice_send (self, &notice, thread, pc);
 }
 
 /* Run to @address (the return address of a call, or a function's first
