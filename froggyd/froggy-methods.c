@@ -130,29 +130,34 @@ get_thread (FroggyRequest  *request,
   return TRUE;
 }
 
-
 /* Permission {{{ */
 
-/* The kernel refused @peer's request about @pid: say so, with Yama's
- * scope when it has one, the usual reason. */
-static GError *
-permission_denied (FroggyPeer   *peer,
-                   pid_t         pid,
-                   const GError *refused)
+/* If the kernel refused @peer's request about @pid (*@error is
+ * FROGGY_ERROR_PERMISSION), say so, with Yama's scope when it has one,
+ * the usual reason. */
+static void
+explain_permission (FroggyPeer  *peer,
+                    pid_t        pid,
+                    GError     **error)
 {
+  g_autoptr(GError) refused = NULL;
   g_autofree char *scope_text = NULL;
   int scope = 0;
 
+  if (!g_error_matches (*error, FROGGY_ERROR, FROGGY_ERROR_PERMISSION))
+    return;
+  refused = g_steal_pointer (error);
   if (g_file_get_contents ("/proc/sys/kernel/yama/ptrace_scope", &scope_text, NULL, NULL))
     scope = atoi (scope_text);
   if (scope == 0)
-    return g_error_new (FROGGY_ERROR, FROGGY_ERROR_PERMISSION,
-                        "permission denied: the kernel does not let uid %u trace process %d (%s)",
-                        froggy_peer_get_uid (peer), pid, refused->message);
-  return g_error_new (FROGGY_ERROR, FROGGY_ERROR_PERMISSION,
-                      "permission denied: the kernel does not let uid %u trace process %d "
-                      "under Yama ptrace_scope %d (%s)",
-                      froggy_peer_get_uid (peer), pid, scope, refused->message);
+    g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_PERMISSION,
+                 "permission denied: the kernel does not let uid %u trace process %d (%s)",
+                 froggy_peer_get_uid (peer), pid, refused->message);
+  else
+    g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_PERMISSION,
+                 "permission denied: the kernel does not let uid %u trace process %d "
+                 "under Yama ptrace_scope %d (%s)",
+                 froggy_peer_get_uid (peer), pid, scope, refused->message);
 }
 
 /* Whether @peer may trace process @pid, as the kernel judges it (see
@@ -166,10 +171,8 @@ peer_may_trace (FroggyPeer  *peer,
 
   if (froggy_device_may_attach_as (froggy_peer_get_credentials (peer), pid, &local_error))
     return TRUE;
-  if (g_error_matches (local_error, FROGGY_ERROR, FROGGY_ERROR_PERMISSION))
-    g_propagate_error (error, permission_denied (peer, pid, local_error));
-  else
-    g_propagate_error (error, g_steal_pointer (&local_error));
+  explain_permission (peer, pid, &local_error);
+  g_propagate_error (error, g_steal_pointer (&local_error));
   return FALSE;
 }
 
@@ -329,12 +332,7 @@ handle_attach (FroggyRequest *request)
     {
       if (session != NULL)
         froggy_session_detach (session);
-      if (g_error_matches (error, FROGGY_ERROR, FROGGY_ERROR_PERMISSION))
-        {
-          g_autoptr(GError) refused = g_steal_pointer (&error);
-
-          error = permission_denied (request->peer, pid, refused);
-        }
+      explain_permission (request->peer, pid, &error);
       reply_error (request, error);
       return;
     }
