@@ -215,6 +215,10 @@ G_GNUC_INTERNAL Thread *thread_get (FroggySession *self,
                                     GError **error);
 G_GNUC_INTERNAL Thread *process_stopped_thread (FroggySession *self, pid_t pid);
 G_GNUC_INTERNAL gboolean thread_unseen (FroggySession *self, Thread *thread);
+G_GNUC_INTERNAL GPtrArray *thread_backtrace (FroggySession *self,
+                                             Thread *thread,
+                                             guint max_frames,
+                                             GError **error);
 G_GNUC_INTERNAL GArray *all_tids (FroggySession *self);
 G_GNUC_INTERNAL guint64 thread_pc (FroggySession *self, Thread *thread);
 G_GNUC_INTERNAL gboolean thread_control (FroggySession *self,
@@ -363,6 +367,11 @@ G_GNUC_INTERNAL gboolean thread_run_to (FroggySession *self,
 G_GNUC_INTERNAL void thread_end_step (FroggySession *self, Thread *thread);
 G_GNUC_INTERNAL void thread_step_done (FroggySession *self, Thread *thread, guint64 pc);
 G_GNUC_INTERNAL void thread_step_logic (FroggySession *self, Thread *thread);
+G_GNUC_INTERNAL gboolean thread_step_start (FroggySession *self,
+                                            Thread *thread,
+                                            FroggyStepKind kind,
+                                            guint count,
+                                            GError **error);
 
 /* froggy-session-records.c: the record handlers (top floor, under the
  * public API); the session's end */

@@ -548,3 +548,72 @@ resume_quietly (FroggySession *self,
   if (!thread_resume (self, thread, -1, &error))
     g_message ("thread %d: %s", thread->tid, error->message);
 }
+
+/* A step of @kind starts: @count instructions, or a line, over or out. */
+gboolean
+thread_step_start (FroggySession   *self,
+                   Thread          *thread,
+                   FroggyStepKind   kind,
+                   guint            count,
+                   GError         **error)
+{
+  Process *process;
+  g_autoptr(FroggySymbol) symbol = NULL;
+  struct user_regs_struct regs;
+
+  if (!froggy_device_get_regs (self->device, thread->id, &regs, error))
+    return FALSE;
+  process = process_lookup (self, thread->pid);
+
+  thread_end_step (self, thread);
+  thread->stepping = TRUE;
+  thread->step_kind = kind;
+  thread->step_left = MAX (count, 1);
+  thread->step_prev_pc = regs.rip;
+  thread->step_prev_sp = regs.rsp;
+  symbol = froggy_symbolizer_lookup_address (process->symbolizer, regs.rip);
+  if (symbol != NULL)
+    {
+      thread->step_file = g_strdup (symbol->file);
+      thread->step_line = symbol->line;
+    }
+
+  if (kind == FROGGY_STEP_OUT)
+    {
+      guint64 low = 0, high = 0, return_address = 0;
+
+      /* At the entry the return address is on top of the stack; further
+       * in, the unwinder knows where it is. */
+      if (froggy_symbolizer_function_bounds (process->symbolizer, regs.rip, &low, &high) &&
+          low == regs.rip)
+        froggy_device_read_memory (self->device, thread->id, regs.rsp, &return_address,
+                                   froggy_registers_word_size (&regs), NULL);
+      else
+        {
+          g_autoptr(GPtrArray) frames = thread_backtrace (self, thread, 2, NULL);
+
+          if (frames != NULL && frames->len == 2)
+            return_address = ((FroggySymbol *) g_ptr_array_index (frames, 1))->address;
+        }
+      if (return_address == 0)
+        {
+          thread_end_step (self, thread);
+          g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_NOT_FOUND,
+                       "cannot find the caller of the function at 0x%llx", regs.rip);
+          return FALSE;
+        }
+      if (!thread_run_to (self, thread, return_address, regs.rsp, TRUE, error))
+        {
+          thread_end_step (self, thread);
+          return FALSE;
+        }
+      return TRUE;
+    }
+
+  if (!thread_single_step (self, thread, error))
+    {
+      thread_end_step (self, thread);
+      return FALSE;
+    }
+  return TRUE;
+}

@@ -220,3 +220,38 @@ thread_unseen (FroggySession *self,
 {
   return !process_lookup (self, thread->pid)->followed;
 }
+
+typedef struct
+{
+  FroggySession *self;
+  Thread        *thread;
+} UnwindTarget;
+
+static gboolean
+unwind_read_memory (gpointer  user_data,
+                    guint64   address,
+                    guint64  *word)
+{
+  UnwindTarget *target = user_data;
+
+  return froggy_device_read_memory (target->self->device, target->thread->id,
+                                    address, word, sizeof *word, NULL) == sizeof *word;
+}
+
+/* The frames of a stopped @thread's stack, innermost first
+ * (FroggySymbol: a frame's address is its pc). */
+GPtrArray *
+thread_backtrace (FroggySession  *self,
+                  Thread         *thread,
+                  guint           max_frames,
+                  GError        **error)
+{
+  struct user_regs_struct regs;
+  UnwindTarget target = { self, thread };
+
+  if (!froggy_device_get_regs (self->device, thread->id, &regs, error))
+    return NULL;
+  return froggy_symbolizer_backtrace (process_lookup (self, thread->pid)->symbolizer,
+                                      thread->tid, &regs, unwind_read_memory, &target,
+                                      max_frames, error);
+}

@@ -296,7 +296,7 @@ froggy_session_wait_stopped_finish (FroggySession  *self,
 
 /* }}} */
 
-/* Source-level stepping {{{ */
+/* Stepping {{{ */
 
 gboolean
 froggy_session_step (FroggySession   *self,
@@ -306,70 +306,11 @@ froggy_session_step (FroggySession   *self,
                      GError         **error)
 {
   Thread *thread;
-  Process *process;
-  g_autoptr(FroggySymbol) symbol = NULL;
-  struct user_regs_struct regs;
 
   g_return_val_if_fail (FROGGY_IS_SESSION (self), FALSE);
 
   thread = thread_get (self, tid, TRUE, error);
-  if (thread == NULL)
-    return FALSE;
-  if (!froggy_device_get_regs (self->device, thread->id, &regs, error))
-    return FALSE;
-  process = process_lookup (self, thread->pid);
-
-  thread_end_step (self, thread);
-  thread->stepping = TRUE;
-  thread->step_kind = kind;
-  thread->step_left = MAX (count, 1);
-  thread->step_prev_pc = regs.rip;
-  thread->step_prev_sp = regs.rsp;
-  symbol = froggy_symbolizer_lookup_address (process->symbolizer, regs.rip);
-  if (symbol != NULL)
-    {
-      thread->step_file = g_strdup (symbol->file);
-      thread->step_line = symbol->line;
-    }
-
-  if (kind == FROGGY_STEP_OUT)
-    {
-      guint64 low = 0, high = 0, return_address = 0;
-
-      /* At the entry the return address is on top of the stack; further
-       * in, the unwinder knows where it is. */
-      if (froggy_symbolizer_function_bounds (process->symbolizer, regs.rip, &low, &high) &&
-          low == regs.rip)
-        froggy_device_read_memory (self->device, thread->id, regs.rsp, &return_address,
-                                   froggy_registers_word_size (&regs), NULL);
-      else
-        {
-          g_autoptr(GPtrArray) frames = froggy_session_backtrace (self, tid, 2, NULL);
-
-          if (frames != NULL && frames->len == 2)
-            return_address = ((FroggySymbol *) g_ptr_array_index (frames, 1))->address;
-        }
-      if (return_address == 0)
-        {
-          thread_end_step (self, thread);
-          g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_NOT_FOUND,
-                       "cannot find the caller of the function at 0x%llx", regs.rip);
-          return FALSE;
-        }
-      if (!thread_run_to (self, thread, return_address, regs.rsp, TRUE, error))
-        {
-          thread_end_step (self, thread);
-          return FALSE;
-        }
-      return TRUE;
-    }
-
-  if (!thread_single_step (self, thread, error))
-    {
-      thread_end_step (self, thread);
-      return FALSE;
-    }
-  return TRUE;
+  return thread != NULL && thread_step_start (self, thread, kind, count, error);
 }
 
 /* }}} */
@@ -927,25 +868,6 @@ froggy_session_subscribe (FroggySession  *self,
   return events_subscribe (self, events, error);
 }
 
-typedef struct
-{
-  FroggySession *self;
-  Thread        *thread;
-} UnwindTarget;
-
-static gboolean
-unwind_read_memory (gpointer  user_data,
-                    guint64   address,
-                    guint64  *word)
-{
-  UnwindTarget *target = user_data;
-
-  return froggy_device_read_memory (target->self->device, target->thread->id,
-                                    address, word, sizeof *word, NULL) == sizeof *word;
-}
-
-
-
 /* The frames of @tid's stack, innermost first (FroggySymbol: address is
  * the frame's pc). */
 GPtrArray *
@@ -954,9 +876,6 @@ froggy_session_backtrace (FroggySession  *self,
                           guint           max_frames,
                           GError        **error)
 {
-  struct user_regs_struct regs;
-  UnwindTarget target;
-  Process *process;
   Thread *thread;
 
   g_return_val_if_fail (FROGGY_IS_SESSION (self), NULL);
@@ -964,13 +883,7 @@ froggy_session_backtrace (FroggySession  *self,
   thread = thread_get (self, tid, TRUE, error);
   if (thread == NULL)
     return NULL;
-  if (!froggy_device_get_regs (self->device, thread->id, &regs, error))
-    return NULL;
-  process = process_lookup (self, thread->pid);
-  target.self = self;
-  target.thread = thread;
-  return froggy_symbolizer_backtrace (process->symbolizer, thread->tid, &regs,
-                                      unwind_read_memory, &target, max_frames, error);
+  return thread_backtrace (self, thread, max_frames, error);
 }
 
 FroggySymbol *
