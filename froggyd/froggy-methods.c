@@ -48,7 +48,9 @@ froggy_request_new (FroggyDaemon *daemon,
 }
 
 /* A request answered later, from a callback: the copy takes over its
- * references, and the handler's own goes empty. */
+ * references, and the handler's own goes empty.  Read what the call
+ * needs from the copy: the order in which a call's arguments are
+ * evaluated is unspecified. */
 static FroggyRequest *
 request_take (FroggyRequest *request)
 {
@@ -357,7 +359,9 @@ detached (GObject      *object,
 static void
 handle_detach (FroggyRequest *request)
 {
-  froggy_session_detach_async (request->session, detached, request_take (request));
+  FroggyRequest *taken = request_take (request);
+
+  froggy_session_detach_async (taken->session, detached, taken);
 }
 
 static void
@@ -484,6 +488,7 @@ stop_done (GObject      *object,
 static void
 handle_stop (FroggyRequest *request)
 {
+  FroggyRequest *taken;
   g_autoptr(GError) error = NULL;
   g_autoptr(GArray) stopping = NULL;
   pid_t tid = 0;
@@ -495,8 +500,9 @@ handle_stop (FroggyRequest *request)
       return;
     }
   /* Stopping every thread waits for the threads born meanwhile, too. */
-  froggy_session_wait_stopped_async (request->session, tid == 0 ? NULL : stopping,
-                                     NULL, stop_done, request_take (request));
+  taken = request_take (request);
+  froggy_session_wait_stopped_async (taken->session, tid == 0 ? NULL : stopping,
+                                     NULL, stop_done, taken);
 }
 
 static void
