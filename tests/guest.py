@@ -11,6 +11,9 @@ import subprocess
 
 TOP = os.environ.get("FROGGY_TOP", os.path.dirname(os.path.dirname(__file__)))
 BUILD = os.environ.get("FROGGY_BUILD", os.path.join(TOP, "build"))
+# The Kbuild folder of the kernel the guest booted (qemu/boot --debug:
+# the KASAN kernel's), with its modules and its release.
+KERNEL_OBJ = os.environ.get("FROGGY_KERNEL_OBJ", os.path.join(BUILD, "kernel", "obj"))
 # Where froggyd and froggy come from: BUILD, or the sanitizer build
 # (tests/guest-suite --sanitizers).  Everything else comes from BUILD.
 USER_SPACE = os.environ.get("FROGGY_USER_SPACE", BUILD)

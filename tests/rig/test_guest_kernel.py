@@ -3,22 +3,23 @@
 import os
 import re
 
+from guest import KERNEL_OBJ
+
 
 def read(path):
     with open(path) as f:
         return f.read()
 
 
-def test_release_is_the_built_kernel(kernel_dir):
-    built = read(os.path.join(kernel_dir, "obj", ".froggy-release")).strip()
+def test_release_is_the_built_kernel():
+    built = read(os.path.join(KERNEL_OBJ, ".froggy-release")).strip()
     assert os.uname().release == built
     assert "-froggy" in built
 
 
-def test_version_string_matches_the_build(kernel_dir):
+def test_version_string_matches_the_build():
     """UTS_VERSION carries the build's timestamp: only our image has it."""
-    header = read(os.path.join(kernel_dir, "obj", "include", "generated",
-                               "utsversion.h"))
+    header = read(os.path.join(KERNEL_OBJ, "include", "generated", "utsversion.h"))
     uts_version = re.search(r'#define UTS_VERSION "([^"]+)"', header).group(1)
     assert os.uname().version == uts_version
 

@@ -6,10 +6,10 @@ import time
 
 import pytest
 
-from guest import BUILD
+from guest import BUILD, KERNEL_OBJ
 from utrace_session import Tracee, UtraceSession
 
-MODULE = os.path.join(BUILD, "kernel", "obj", "lib", "test_utrace.ko")
+MODULE = os.path.join(KERNEL_OBJ, "lib", "test_utrace.ko")
 
 
 @pytest.fixture(scope="session")
