@@ -434,6 +434,55 @@ TEST(registers_read_and_changed)
 	free(r);
 }
 
+/*
+ * A register set is read and written in whole elements (8 bytes for the
+ * x86_64 sets), as PTRACE_GETREGSET wants them: any other length is
+ * refused, for reads and writes alike, rather than cut short in silence.
+ */
+TEST(regset_length_is_a_whole_number_of_elements)
+{
+	struct utrace_reader *r = malloc(sizeof(*r));
+	struct user_regs_struct regs, before, after;
+	struct tracee t = start_tracee(spin_fn);
+	size_t done;
+	__u64 id;
+	int fd = utrace_open();
+
+	ASSERT_GE(fd, 0);
+	utrace_reader_init(r, fd);
+	go(&t);
+	ASSERT_EQ(0, utrace_attach(fd, t.pid, UTRACE_ATTACH_STOP, 0, 0, &id));
+	ASSERT_NE(NULL, utrace_wait(r, UTRACE_EV_STOP, WAIT_MS));
+	ASSERT_EQ(0, utrace_regs(fd, id, UTRACE_IOC_GET_REGSET, NT_PRSTATUS,
+				 &before, sizeof(before), &done));
+
+	EXPECT_EQ(-EINVAL, utrace_regs(fd, id, UTRACE_IOC_GET_REGSET,
+				       NT_PRSTATUS, &regs, sizeof(regs) - 4,
+				       &done));
+	EXPECT_EQ(-EINVAL, utrace_regs(fd, id, UTRACE_IOC_GET_REGSET,
+				       NT_PRSTATUS, &regs, 3, &done));
+	EXPECT_EQ(-EINVAL, utrace_regs(fd, id, UTRACE_IOC_GET_REGSET,
+				       NT_X86_XSTATE, &regs, 12, &done));
+	/* A write of a length that is not whole changes nothing. */
+	regs = before;
+	regs.r15 = ~before.r15;		/* the first register */
+	EXPECT_EQ(-EINVAL, utrace_regs(fd, id, UTRACE_IOC_SET_REGSET,
+				       NT_PRSTATUS, &regs, 12, &done));
+	ASSERT_EQ(0, utrace_regs(fd, id, UTRACE_IOC_GET_REGSET, NT_PRSTATUS,
+				 &after, sizeof(after), &done));
+	EXPECT_EQ(before.r15, after.r15);
+
+	/* Whole elements, fewer than the set has, are fine. */
+	EXPECT_EQ(0, utrace_regs(fd, id, UTRACE_IOC_GET_REGSET, NT_PRSTATUS,
+				 &regs, 16, &done));
+	EXPECT_EQ(16, done);
+	EXPECT_EQ(before.r14, regs.r14);
+
+	kill_tracee(&t);
+	close(fd);
+	free(r);
+}
+
 TEST(memory_read_written_and_partial)
 {
 	struct utrace_reader *r = malloc(sizeof(*r));
