@@ -187,7 +187,9 @@ struct utrace_control {
  *		NT_PRFPREG, NT_X86_XSTATE...
  * @reserved0:	must be zero
  * @data:	the user buffer
- * @len:	in: the buffer's length; out: the bytes transferred
+ * @len:	in: the buffer's length, a whole number of the set's
+ *		elements (as for PTRACE_GETREGSET); out: the bytes
+ *		transferred
  * @reserved:	must be zero
  *
  * The layout is that of the ELF core note, in the thread's own view: a
