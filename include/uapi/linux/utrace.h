@@ -24,6 +24,7 @@
 #define UTRACE_FEATURE_EXIT_ARGS	(1ULL << 5) /* exit records have args */
 #define UTRACE_FEATURE_LOSSLESS		(1ULL << 6) /* UTRACE_ATTACH_LOSSLESS */
 #define UTRACE_FEATURE_SYSCALL_ARCH	(1ULL << 7) /* utrace_syscalls.arch */
+#define UTRACE_FEATURE_SIGINFO		(1ULL << 8) /* UTRACE_IOC_*_SIGINFO */
 #define UTRACE_FEATURES_ALL		(UTRACE_FEATURE_NONSTOP | \
 					 UTRACE_FEATURE_WATCHPOINTS | \
 					 UTRACE_FEATURE_LAUNCH | \
@@ -31,7 +32,8 @@
 					 UTRACE_FEATURE_SYSCALL_SET | \
 					 UTRACE_FEATURE_EXIT_ARGS | \
 					 UTRACE_FEATURE_LOSSLESS | \
-					 UTRACE_FEATURE_SYSCALL_ARCH)
+					 UTRACE_FEATURE_SYSCALL_ARCH | \
+					 UTRACE_FEATURE_SIGINFO)
 
 /*
  * Every request structure starts with its size, so that it can grow: the
@@ -301,6 +303,36 @@ struct utrace_syscalls {
 
 #define UTRACE_SYSCALLS_SIZE_VER0	48
 
+/**
+ * struct utrace_siginfo - read or change the siginfo of a thread stopped
+ *	at a signal
+ * @size:	sizeof(struct utrace_siginfo)
+ * @flags:	zero
+ * @id:		the thread
+ * @data:	the user buffer, a siginfo_t
+ * @len:	in: the buffer's length, at least sizeof(siginfo_t);
+ *		out: the bytes transferred, sizeof(siginfo_t)
+ * @reserved:	must be zero
+ *
+ * The siginfo is that of the signal the thread is stopped for, at a
+ * stopping %UTRACE_EV_SIGNAL record, in the caller's siginfo_t layout as
+ * PTRACE_GETSIGINFO gives it.  A change is what the thread gets when it
+ * resumes: %UTRACE_IOC_CONTROL without %UTRACE_CTL_SIGNAL, and a detach,
+ * deliver the signal the siginfo's si_signo names, with that siginfo; with
+ * %UTRACE_CTL_SIGNAL, the siginfo goes with the signal named if it is
+ * that one.
+ */
+struct utrace_siginfo {
+	__u32 size;
+	__u32 flags;
+	__u64 id;
+	__aligned_u64 data;
+	__u64 len;
+	__u64 reserved[2];
+};
+
+#define UTRACE_SIGINFO_SIZE_VER0	48
+
 #define UTRACE_IOC_MAGIC		0xB8
 #define UTRACE_IOC_API		_IOWR(UTRACE_IOC_MAGIC, 0x00, struct utrace_api)
 #define UTRACE_IOC_ATTACH	_IOWR(UTRACE_IOC_MAGIC, 0x01, struct utrace_attach)
@@ -314,6 +346,8 @@ struct utrace_syscalls {
 #define UTRACE_IOC_SET_WATCH	_IOWR(UTRACE_IOC_MAGIC, 0x09, struct utrace_watch)
 #define UTRACE_IOC_CLEAR_WATCH	_IOW(UTRACE_IOC_MAGIC, 0x0a, struct utrace_watch)
 #define UTRACE_IOC_SET_SYSCALLS	_IOW(UTRACE_IOC_MAGIC, 0x0b, struct utrace_syscalls)
+#define UTRACE_IOC_GET_SIGINFO	_IOWR(UTRACE_IOC_MAGIC, 0x0c, struct utrace_siginfo)
+#define UTRACE_IOC_SET_SIGINFO	_IOWR(UTRACE_IOC_MAGIC, 0x0d, struct utrace_siginfo)
 
 /*
  * Event records.  read() returns whole records, each starting with a
