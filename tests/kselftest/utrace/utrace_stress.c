@@ -517,6 +517,16 @@ static size_t fuzz_request(struct fuzzer *f, unsigned int nr, void *req)
 			 (__u64)(unsigned long)f->buf;
 		return sizeof(*r);
 	}
+	case _IOC_NR(UTRACE_IOC_GET_SIGINFO):
+	case _IOC_NR(UTRACE_IOC_SET_SIGINFO): {
+		struct utrace_siginfo *r = req;
+
+		r->size = fuzz_size(f, sizeof(*r));
+		r->id = fuzz_id(f);
+		r->data = fuzz_data(f);
+		r->len = fuzz_len(f);
+		return sizeof(*r);
+	}
 	default:
 		return fuzz_below(f, 128);
 	}
@@ -543,7 +553,8 @@ static void fuzz_one(struct fuzzer *f)
 		goto out;
 	}
 
-	nr = fuzz_chance(f, 20) ? fuzz_below(f, 256) : fuzz_below(f, 13);
+	nr = fuzz_chance(f, 20) ? fuzz_below(f, 256) :
+					 fuzz_below(f, _IOC_NR(UTRACE_IOC_SET_SIGINFO) + 1);
 	/* Room for the biggest request: it ends where the guard page begins. */
 	req = f->page + 4096 - 128;
 	memset(req, 0, 128);

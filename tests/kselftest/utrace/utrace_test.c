@@ -1318,6 +1318,244 @@ TEST(signals_suppressed_and_injected)
 	free(r);
 }
 
+/*
+ * What the tracee's SA_SIGINFO handler for SIGUSR1 saw, in memory it
+ * shares with the test.
+ */
+struct seen_siginfo {
+	int signo;		/* set last: the rest is there */
+	int code;
+	int value;
+	pid_t pid;
+	uid_t uid;
+};
+
+static struct seen_siginfo *seen;
+
+static void on_usr1_info(int sig, siginfo_t *info, void *ucontext)
+{
+	seen->code = info->si_code;
+	seen->value = info->si_value.sival_int;
+	seen->pid = info->si_pid;
+	seen->uid = info->si_uid;
+	__atomic_store_n(&seen->signo, sig, __ATOMIC_RELEASE);
+}
+
+static int wait_for_usr1_fn(void)
+{
+	while (!__atomic_load_n(&seen->signo, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	return 0;
+}
+
+/*
+ * A tracee that waits for its SIGUSR1 handler to run, attached with
+ * stopping signal events, and let go; @seen says what the handler saw.
+ */
+static struct tracee start_siginfo_tracee(int fd, __u64 *id)
+{
+	struct sigaction sa = {
+		.sa_sigaction = on_usr1_info,
+		.sa_flags = SA_SIGINFO,
+	}, old;
+	struct tracee t;
+
+	if (!seen) {
+		seen = mmap(NULL, sizeof(*seen), PROT_READ | PROT_WRITE,
+			    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (seen == MAP_FAILED)
+			abort();
+	}
+	memset(seen, 0, sizeof(*seen));
+	sigaction(SIGUSR1, &sa, &old);
+	t = start_tracee(wait_for_usr1_fn);
+	sigaction(SIGUSR1, &old, NULL);
+	if (utrace_attach(fd, t.pid, 0, UTRACE_EVMASK(UTRACE_EV_SIGNAL), 0, id))
+		abort();
+	go(&t);
+	return t;
+}
+
+/* Whether the @len bytes at @p are all zero. */
+static bool all_zero(const void *p, size_t len)
+{
+	const unsigned char *c = p;
+
+	while (len--)
+		if (*c++)
+			return false;
+	return true;
+}
+
+TEST(siginfo_at_a_signal_stop_is_the_senders)
+{
+	struct utrace_reader *r = malloc(sizeof(*r));
+	struct utrace_event_header *ev;
+	struct tracee t;
+	siginfo_t info;
+	size_t done;
+	__u64 id;
+	int fd = utrace_open();
+
+	ASSERT_GE(fd, 0);
+	utrace_reader_init(r, fd);
+	t = start_siginfo_tracee(fd, &id);
+	ASSERT_EQ(0, kill(t.pid, SIGUSR1));
+	ev = utrace_wait(r, UTRACE_EV_SIGNAL, WAIT_MS);
+	ASSERT_NE(NULL, ev);
+	ASSERT_EQ(UTRACE_EVF_STOPPED, ev->flags);
+
+	/* All of the buffer is written: the fields, and zeros after them. */
+	memset(&info, 0xa5, sizeof(info));
+	ASSERT_EQ(0, utrace_siginfo(fd, id, UTRACE_IOC_GET_SIGINFO, &info,
+				    sizeof(info), &done));
+	EXPECT_EQ(sizeof(info), done);
+	EXPECT_EQ(SIGUSR1, info.si_signo);
+	EXPECT_EQ(0, info.si_errno);
+	EXPECT_EQ(SI_USER, info.si_code);
+	EXPECT_EQ(getpid(), info.si_pid);
+	EXPECT_EQ(getuid(), info.si_uid);
+	EXPECT_TRUE(all_zero((char *)&info + 24, sizeof(info) - 24));
+
+	/* Resumed, the thread gets the signal with that siginfo. */
+	ASSERT_EQ(0, utrace_ctl(fd, id, 0, UTRACE_CTL_RESUME, 0));
+	EXPECT_EQ(0, reap(&t));
+	EXPECT_EQ(SIGUSR1, seen->signo);
+	EXPECT_EQ(SI_USER, seen->code);
+	EXPECT_EQ(getpid(), seen->pid);
+	EXPECT_EQ(getuid(), seen->uid);
+	close(fd);
+	free(r);
+}
+
+TEST(siginfo_written_is_what_the_handler_gets)
+{
+	struct utrace_reader *r = malloc(sizeof(*r));
+	union sigval value = { .sival_int = 1234 };
+	struct utrace_event_header *ev;
+	struct tracee t;
+	siginfo_t info, back;
+	size_t done;
+	__u64 id;
+	int fd = utrace_open();
+
+	ASSERT_GE(fd, 0);
+	utrace_reader_init(r, fd);
+	t = start_siginfo_tracee(fd, &id);
+	ASSERT_EQ(0, sigqueue(t.pid, SIGUSR1, value));
+	ev = utrace_wait(r, UTRACE_EV_SIGNAL, WAIT_MS);
+	ASSERT_NE(NULL, ev);
+	ASSERT_EQ(UTRACE_EVF_STOPPED, ev->flags);
+
+	ASSERT_EQ(0, utrace_siginfo(fd, id, UTRACE_IOC_GET_SIGINFO, &info,
+				    sizeof(info), &done));
+	EXPECT_EQ(SI_QUEUE, info.si_code);
+	EXPECT_EQ(1234, info.si_value.sival_int);
+	EXPECT_EQ(getpid(), info.si_pid);
+
+	/* Another code and value: read back as written... */
+	info.si_code = SI_MESGQ;
+	info.si_value.sival_int = 4321;
+	ASSERT_EQ(0, utrace_siginfo(fd, id, UTRACE_IOC_SET_SIGINFO, &info,
+				    sizeof(info), &done));
+	EXPECT_EQ(sizeof(info), done);
+	ASSERT_EQ(0, utrace_siginfo(fd, id, UTRACE_IOC_GET_SIGINFO, &back,
+				    sizeof(back), &done));
+	EXPECT_EQ(0, memcmp(&info, &back, sizeof(info)));
+
+	/* ...and what the handler gets once the signal is delivered. */
+	ASSERT_EQ(0, utrace_ctl(fd, id, 0, UTRACE_CTL_RESUME, 0));
+	EXPECT_EQ(0, reap(&t));
+	EXPECT_EQ(SIGUSR1, seen->signo);
+	EXPECT_EQ(SI_MESGQ, seen->code);
+	EXPECT_EQ(4321, seen->value);
+	EXPECT_EQ(getpid(), seen->pid);
+	close(fd);
+	free(r);
+}
+
+TEST(siginfo_needs_a_thread_stopped_at_a_signal)
+{
+	struct utrace_reader *r = malloc(sizeof(*r));
+	struct utrace_event_header *ev;
+	char big[sizeof(siginfo_t) + 64];
+	struct tracee t;
+	siginfo_t info;
+	size_t done;
+	__u64 id;
+	int fd = utrace_open();
+
+	ASSERT_GE(fd, 0);
+	utrace_reader_init(r, fd);
+	t = start_siginfo_tracee(fd, &id);
+	memset(&info, 0, sizeof(info));
+	info.si_signo = SIGUSR1;
+	info.si_code = SI_USER;
+
+	/* Running: the device's "not stopped". */
+	EXPECT_EQ(-EBUSY, utrace_siginfo(fd, id, UTRACE_IOC_GET_SIGINFO,
+					 &info, sizeof(info), &done));
+	EXPECT_EQ(-EBUSY, utrace_siginfo(fd, id, UTRACE_IOC_SET_SIGINFO,
+					 &info, sizeof(info), &done));
+	EXPECT_EQ(-ESRCH, utrace_siginfo(fd, id + 1000, UTRACE_IOC_GET_SIGINFO,
+					 &info, sizeof(info), &done));
+
+	/* Stopped, but not at a signal: no siginfo, as for ptrace. */
+	ASSERT_EQ(0, utrace_ctl(fd, id, 0, UTRACE_CTL_STOP, 0));
+	ASSERT_NE(NULL, utrace_wait(r, UTRACE_EV_STOP, WAIT_MS));
+	EXPECT_EQ(-EINVAL, utrace_siginfo(fd, id, UTRACE_IOC_GET_SIGINFO,
+					  &info, sizeof(info), &done));
+	EXPECT_EQ(-EINVAL, utrace_siginfo(fd, id, UTRACE_IOC_SET_SIGINFO,
+					  &info, sizeof(info), &done));
+	ASSERT_EQ(0, utrace_ctl(fd, id, 0, UTRACE_CTL_RESUME, 0));
+
+	/* At a signal: bad buffers and bad siginfos. */
+	ASSERT_EQ(0, kill(t.pid, SIGUSR1));
+	ev = utrace_wait(r, UTRACE_EV_SIGNAL, WAIT_MS);
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(-EINVAL, utrace_siginfo(fd, id, UTRACE_IOC_GET_SIGINFO,
+					  &info, sizeof(info) - 1, &done));
+	EXPECT_EQ(-EFAULT, utrace_siginfo(fd, id, UTRACE_IOC_GET_SIGINFO,
+					  NULL, sizeof(info), &done));
+	EXPECT_EQ(-EFAULT, utrace_siginfo(fd, id, UTRACE_IOC_SET_SIGINFO,
+					  NULL, sizeof(info), &done));
+	info.si_signo = 0;
+	EXPECT_EQ(-EINVAL, utrace_siginfo(fd, id, UTRACE_IOC_SET_SIGINFO,
+					  &info, sizeof(info), &done));
+	info.si_signo = 65;
+	EXPECT_EQ(-EINVAL, utrace_siginfo(fd, id, UTRACE_IOC_SET_SIGINFO,
+					  &info, sizeof(info), &done));
+	/*
+	 * A code of no layout the kernel knows, with bytes past those it
+	 * keeps: refused, as copy_siginfo_from_user() refuses it.
+	 */
+	info.si_signo = SIGUSR1;
+	info.si_code = 100;
+	((char *)&info)[100] = 1;
+	EXPECT_EQ(-E2BIG, utrace_siginfo(fd, id, UTRACE_IOC_SET_SIGINFO,
+					 &info, sizeof(info), &done));
+	/* A bigger buffer takes the siginfo alone. */
+	memset(big, 0xa5, sizeof(big));
+	ASSERT_EQ(0, utrace_siginfo(fd, id, UTRACE_IOC_GET_SIGINFO, big,
+				    sizeof(big), &done));
+	EXPECT_EQ(sizeof(siginfo_t), done);
+	EXPECT_EQ(SIGUSR1, ((siginfo_t *)big)->si_signo);
+	EXPECT_EQ((char)0xa5, big[sizeof(siginfo_t)]);
+
+	/* The signal suppressed, a later stop has no siginfo either. */
+	ASSERT_EQ(0, utrace_ctl(fd, id, UTRACE_CTL_SIGNAL, UTRACE_CTL_RESUME,
+				0));
+	ASSERT_EQ(0, utrace_ctl(fd, id, 0, UTRACE_CTL_STOP, 0));
+	ASSERT_NE(NULL, utrace_wait(r, UTRACE_EV_STOP, WAIT_MS));
+	EXPECT_EQ(-EINVAL, utrace_siginfo(fd, id, UTRACE_IOC_GET_SIGINFO,
+					  &info, sizeof(info), &done));
+	EXPECT_EQ(0, seen->signo);
+
+	kill_tracee(&t);
+	close(fd);
+	free(r);
+}
+
 /* Every request, with a size, flags or reserved field it must refuse. */
 static const struct {
 	unsigned long cmd;
@@ -1339,6 +1577,8 @@ static const struct {
 	REQ(UTRACE_IOC_SET_WATCH, utrace_watch, UTRACE_WATCH_SIZE_VER0),
 	REQ(UTRACE_IOC_CLEAR_WATCH, utrace_watch, UTRACE_WATCH_SIZE_VER0),
 	REQ(UTRACE_IOC_SET_SYSCALLS, utrace_syscalls, UTRACE_SYSCALLS_SIZE_VER0),
+	REQ(UTRACE_IOC_GET_SIGINFO, utrace_siginfo, UTRACE_SIGINFO_SIZE_VER0),
+	REQ(UTRACE_IOC_SET_SIGINFO, utrace_siginfo, UTRACE_SIGINFO_SIZE_VER0),
 #undef REQ
 };
 

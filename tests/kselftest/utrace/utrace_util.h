@@ -125,6 +125,23 @@ static inline int utrace_mem(int fd, __u64 id, unsigned long cmd,
 	return ret;
 }
 
+/* Read or write the siginfo of the thread attached as @id. */
+static inline int utrace_siginfo(int fd, __u64 id, unsigned long cmd,
+				 void *buf, size_t len, size_t *done)
+{
+	struct utrace_siginfo req = {
+		.size = sizeof(req),
+		.id = id,
+		.data = (uintptr_t)buf,
+		.len = len,
+	};
+	int ret = utrace_ioctl(fd, cmd, &req);
+
+	if (!ret && done)
+		*done = req.len;
+	return ret;
+}
+
 /* The non-stopping records the device queues before it drops (or waits). */
 #define UTRACE_QUEUE_MAX 4096
 
