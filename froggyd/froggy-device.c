@@ -846,3 +846,53 @@ froggy_device_clear_watch (FroggyDevice  *self,
 
   return request (self, UTRACE_IOC_CLEAR_WATCH, &watch, "clearing a watchpoint", error);
 }
+
+/* UTRACE_IOC_GET_SIGINFO or UTRACE_IOC_SET_SIGINFO, on a kernel that has
+ * them (UTRACE_FEATURE_SIGINFO). */
+static gboolean
+siginfo_request (FroggyDevice  *self,
+                 unsigned long  nr,
+                 guint64        id,
+                 siginfo_t     *info,
+                 const char    *what,
+                 GError       **error)
+{
+  struct utrace_siginfo siginfo = {
+    .size = sizeof siginfo,
+    .id = id,
+    .data = (guintptr) info,
+    .len = sizeof *info,
+  };
+
+  if (!(self->features & UTRACE_FEATURE_SIGINFO))
+    {
+      g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_KERNEL,
+                   "%s: this kernel's /dev/utrace has no siginfo requests", what);
+      return FALSE;
+    }
+  return request (self, nr, &siginfo, what, error);
+}
+
+gboolean
+froggy_device_get_siginfo (FroggyDevice  *self,
+                           guint64        id,
+                           siginfo_t     *info,
+                           GError       **error)
+{
+  g_return_val_if_fail (FROGGY_IS_DEVICE (self), FALSE);
+
+  return siginfo_request (self, UTRACE_IOC_GET_SIGINFO, id, info,
+                          "reading the siginfo of a signal stop", error);
+}
+
+gboolean
+froggy_device_set_siginfo (FroggyDevice     *self,
+                           guint64           id,
+                           const siginfo_t  *info,
+                           GError          **error)
+{
+  g_return_val_if_fail (FROGGY_IS_DEVICE (self), FALSE);
+
+  return siginfo_request (self, UTRACE_IOC_SET_SIGINFO, id, (siginfo_t *) info,
+                          "writing the siginfo of a signal stop", error);
+}

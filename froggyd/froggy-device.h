@@ -6,6 +6,7 @@
 
 #include <glib-object.h>
 #include <linux/utrace.h>
+#include <signal.h>
 #include <sys/types.h>
 #include <sys/user.h>
 
@@ -125,5 +126,16 @@ GArray       *froggy_device_list_threads (FroggyDevice                   *self,
  * one numbered @seq at least, or all there are if fewer. */
 void          froggy_device_dispatch_through (FroggyDevice               *self,
                                               guint64                     seq);
+/* The siginfo of the signal thread @id is stopped at (a stopping
+ * UTRACE_EV_SIGNAL record), in this process's siginfo_t layout; the one
+ * written is what the thread gets when it resumes with that signal. */
+gboolean      froggy_device_get_siginfo  (FroggyDevice                   *self,
+                                          guint64                         id,
+                                          siginfo_t                      *info,
+                                          GError                        **error);
+gboolean      froggy_device_set_siginfo  (FroggyDevice                   *self,
+                                          guint64                         id,
+                                          const siginfo_t                *info,
+                                          GError                        **error);
 
 G_END_DECLS

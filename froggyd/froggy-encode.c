@@ -316,3 +316,80 @@ froggy_encode_notice (const FroggyNotice *notice)
     froggy_encode_location (&builder, notice->pc, notice->location);
   return g_variant_builder_end (&builder);
 }
+
+/* What the union of a siginfo holds, as the kernel's siginfo_layout()
+ * tells it from the signal and the code (less other architectures'). */
+typedef enum
+{
+  SIGINFO_KILL,     /* pid, uid */
+  SIGINFO_RT,       /* pid, uid, value */
+  SIGINFO_TIMER,    /* timer id, overrun, value */
+  SIGINFO_POLL,     /* band, fd */
+  SIGINFO_FAULT,    /* addr */
+  SIGINFO_CHLD,     /* pid, uid, status, times */
+  SIGINFO_SYS,      /* call_addr, syscall, arch */
+} SiginfoLayout;
+
+static SiginfoLayout
+siginfo_layout (int signo,
+                int code)
+{
+  /* The codes the kernel has for the signals it sends itself: the NSIG*
+   * limits of <asm-generic/siginfo.h>, which <signal.h> excludes. */
+  static const struct
+  {
+    int           signo;
+    int           limit;
+    SiginfoLayout layout;
+  } kernel_codes[] = {
+    { SIGILL, 11, SIGINFO_FAULT },
+    { SIGFPE, 15, SIGINFO_FAULT },
+    { SIGSEGV, 9, SIGINFO_FAULT },
+    { SIGBUS, 5, SIGINFO_FAULT },
+    { SIGTRAP, 6, SIGINFO_FAULT },
+    { SIGCHLD, 6, SIGINFO_CHLD },
+    { SIGPOLL, 6, SIGINFO_POLL },
+    { SIGSYS, 2, SIGINFO_SYS },
+  };
+  const int nsigpoll = 6;
+
+  if (code > SI_USER && code < SI_KERNEL)
+    {
+      for (guint i = 0; i < G_N_ELEMENTS (kernel_codes); i++)
+        if (kernel_codes[i].signo == signo && code <= kernel_codes[i].limit)
+          return kernel_codes[i].layout;
+      return code <= nsigpoll ? SIGINFO_POLL : SIGINFO_KILL;
+    }
+  if (code == SI_TIMER)
+    return SIGINFO_TIMER;
+  if (code == SI_SIGIO)
+    return SIGINFO_POLL;
+  return code < 0 ? SIGINFO_RT : SIGINFO_KILL;
+}
+
+GVariant *
+froggy_encode_siginfo (const siginfo_t *info)
+{
+  g_autoptr(GBytes) bytes = g_bytes_new (info, sizeof *info);
+  g_autofree char *raw = froggy_encode_hex (bytes);
+  SiginfoLayout layout = siginfo_layout (info->si_signo, info->si_code);
+  GVariantBuilder builder;
+
+  g_variant_builder_init (&builder, G_VARIANT_TYPE_VARDICT);
+  add_int (&builder, "signo", info->si_signo);
+  add_int (&builder, "errno", info->si_errno);
+  add_int (&builder, "code", info->si_code);
+  if (layout == SIGINFO_KILL || layout == SIGINFO_RT || layout == SIGINFO_CHLD)
+    {
+      add_int (&builder, "pid", info->si_pid);
+      add_int (&builder, "uid", info->si_uid);
+    }
+  if (layout == SIGINFO_RT || layout == SIGINFO_TIMER)
+    add_word (&builder, "value", (guintptr) info->si_value.sival_ptr);
+  if (layout == SIGINFO_FAULT)
+    add_word (&builder, "addr", (guintptr) info->si_addr);
+  if (layout == SIGINFO_SYS)
+    add_word (&builder, "addr", (guintptr) info->si_call_addr);
+  g_variant_builder_add (&builder, "{sv}", "raw", g_variant_new_string (raw));
+  return g_variant_builder_end (&builder);
+}

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <glib.h>
+#include <signal.h>
 
 #include "froggy-breakpoint.h"
 #include "froggy-notice.h"
@@ -35,5 +36,7 @@ char     *froggy_encode_hex        (GBytes                 *bytes);
 GBytes   *froggy_decode_hex        (const char             *hex,
                                     gsize                   max_length,
                                     GError                **error);
+/* siginfo.read's result: the members @info's layout has, and its bytes. */
+GVariant *froggy_encode_siginfo    (const siginfo_t        *info);
 
 G_END_DECLS

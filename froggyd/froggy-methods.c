@@ -720,6 +720,48 @@ handle_memory_write (FroggyRequest *request)
 }
 
 static void
+handle_siginfo_read (FroggyRequest *request)
+{
+  g_autoptr(GError) error = NULL;
+  siginfo_t info;
+  pid_t tid = 0;
+
+  if (!get_thread (request, TRUE, &tid, &error) ||
+      !froggy_session_get_siginfo (request->session, tid, &info, &error))
+    reply_error (request, error);
+  else
+    reply (request, froggy_encode_siginfo (&info));
+}
+
+/* The whole siginfo, as siginfo.read's "raw" has it. */
+static void
+handle_siginfo_write (FroggyRequest *request)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  const char *raw = NULL;
+  siginfo_t info;
+  pid_t tid = 0;
+
+  if (!get_thread (request, TRUE, &tid, &error) ||
+      !froggy_params_string (request->params, "raw", TRUE, &raw, &error) ||
+      (bytes = froggy_decode_hex (raw, sizeof info, &error)) == NULL)
+    {
+      reply_error (request, error);
+      return;
+    }
+  if (g_bytes_get_size (bytes) != sizeof info)
+    {
+      g_set_error (&error, FROGGY_ERROR, FROGGY_ERROR_INVALID_PARAMS,
+                   "raw must be the %zu bytes of a siginfo", sizeof info);
+      reply_error (request, error);
+      return;
+    }
+  memcpy (&info, g_bytes_get_data (bytes, NULL), sizeof info);
+  reply_ok_or_error (request, froggy_session_set_siginfo (request->session, tid, &info, &error), &error);
+}
+
+static void
 handle_breakpoint_insert (FroggyRequest *request)
 {
   g_autoptr(GError) error = NULL;
@@ -1122,6 +1164,8 @@ static const FroggyMethod methods[] = {
     PARAMS ("session", "thread", "address", "length") },
   { "memory.write", handle_memory_write, FROGGY_NEEDS_CONTROL,
     PARAMS ("session", "thread", "address", "data") },
+  { "siginfo.read", handle_siginfo_read, FROGGY_NEEDS_SESSION, PARAMS ("session", "thread") },
+  { "siginfo.write", handle_siginfo_write, FROGGY_NEEDS_CONTROL, PARAMS ("session", "thread", "raw") },
   { "breakpoint.insert", handle_breakpoint_insert, FROGGY_NEEDS_CONTROL,
     PARAMS ("session", "location", "thread", "condition", "ignore_count", "temporary",
             "auto_continue") },

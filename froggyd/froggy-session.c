@@ -621,6 +621,37 @@ froggy_session_set_regs (FroggySession                  *self,
   return thread != NULL && froggy_device_set_regs (self->device, thread->id, regs, error);
 }
 
+/* The siginfo of the signal @tid stopped for (a "signal" stop). */
+gboolean
+froggy_session_get_siginfo (FroggySession  *self,
+                            pid_t           tid,
+                            siginfo_t      *info,
+                            GError        **error)
+{
+  Thread *thread;
+
+  g_return_val_if_fail (FROGGY_IS_SESSION (self), FALSE);
+
+  thread = thread_get (self, tid, TRUE, error);
+  return thread != NULL && froggy_device_get_siginfo (self->device, thread->id, info, error);
+}
+
+/* What @tid gets when it continues with the signal it stopped for: a
+ * continue without "signal" delivers @info's si_signo with it. */
+gboolean
+froggy_session_set_siginfo (FroggySession    *self,
+                            pid_t             tid,
+                            const siginfo_t  *info,
+                            GError          **error)
+{
+  Thread *thread;
+
+  g_return_val_if_fail (FROGGY_IS_SESSION (self), FALSE);
+
+  thread = thread_get (self, tid, TRUE, error);
+  return thread != NULL && froggy_device_set_siginfo (self->device, thread->id, info, error);
+}
+
 /* The thread through which a process's memory is reached. */
 static Thread *
 memory_thread (FroggySession  *self,

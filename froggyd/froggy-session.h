@@ -5,6 +5,7 @@
 #pragma once
 
 #include <gio/gio.h>
+#include <signal.h>
 #include <sys/types.h>
 #include <sys/user.h>
 
@@ -130,6 +131,16 @@ gboolean       froggy_session_set_regs           (FroggySession      *self,
 gboolean       froggy_session_get_fpregs         (FroggySession      *self,
                                                   pid_t               tid,
                                                   struct user_fpregs_struct *fp,
+                                                  GError            **error);
+/* The siginfo of the signal @tid is stopped for, in the kernel's layout;
+ * the one written goes with that signal when the thread continues. */
+gboolean       froggy_session_get_siginfo        (FroggySession      *self,
+                                                  pid_t               tid,
+                                                  siginfo_t          *info,
+                                                  GError            **error);
+gboolean       froggy_session_set_siginfo        (FroggySession      *self,
+                                                  pid_t               tid,
+                                                  const siginfo_t    *info,
                                                   GError            **error);
 /* Fewer bytes than @length when the mapping ends; our int3s read as the
  * bytes they replaced. */

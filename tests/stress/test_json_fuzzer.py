@@ -23,7 +23,8 @@ METHODS = [
     "initialize", "shutdown", "launch", "attach", "detach", "kill",
     "session.list", "session.join", "session.release", "session.control",
     "threads", "stop", "interrupt", "continue", "step", "registers.read",
-    "registers.write", "memory.read", "memory.write", "breakpoint.insert",
+    "registers.write", "memory.read", "memory.write", "siginfo.read",
+    "siginfo.write", "breakpoint.insert",
     "breakpoint.remove", "breakpoint.enable", "breakpoint.list",
     "watchpoint.insert", "watchpoint.remove", "catch", "catch.remove",
     "events.subscribe", "backtrace", "symbol.lookup", "symbol.complete",
@@ -35,7 +36,7 @@ PARAM_NAMES = [
     "all_threads", "signal", "kind", "regset", "registers", "address",
     "length", "data", "location", "condition", "ignore_count", "temporary",
     "id", "enabled", "syscalls", "signals", "entry", "exit", "events",
-    "max_frames", "name", "prefix", "limit", "protocol", "client",
+    "max_frames", "name", "prefix", "limit", "protocol", "client", "raw",
 ]
 
 # The largest request the daemon reads (protocol/README.md).
