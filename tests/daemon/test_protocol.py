@@ -261,6 +261,47 @@ def test_a_flooding_client_that_never_reads_is_cut_off(daemon):
     assert daemon.log().count("stream failure") == 0, daemon.log()[-2000:]
 
 
+def test_a_request_with_over_1024_items_is_invalid_unparsed(daemon):
+    """Past 1024 array elements and object members in all, a request is
+    answered -32600 without being parsed whole: jsonrpc-glib turns a
+    JSON array into a GVariant in time quadratic in its length: one
+    request of 100,000 numbers held every client up for most of a minute
+    on a fast machine, and far longer under TCG."""
+    client, bystander = daemon.connect(), daemon.connect()
+    # The message's own four members, "padding", and the elements.
+    with pytest.raises(RpcError) as refused:
+        client.call("session.list", padding=[0] * 1019)
+    assert refused.value.code == -32602
+    for elements in (1020, 100000):
+        with pytest.raises(RpcError) as refused:
+            client.call("session.list", padding=[0] * elements, timeout=120)
+        assert refused.value.code == -32600
+        assert refused.value.message == \
+            "invalid request: more than 1024 array elements and object members"
+    # Its id is found however it is spelled, and nested empties count nothing.
+    client.send_raw('{ "params": {"a": [[], {}, "]}", %s] }, "id" : "x", "jsonrpc": "2.0", '
+                    '"method": "session.list"}' % json.dumps([[0]] * 600))
+    with pytest.raises(RpcError) as refused:
+        client.finish("x")
+    assert refused.value.code == -32600
+    client.send({"jsonrpc": "2.0", "id": 7, "method": "session.list",
+                 "params": {"a": [[]] * 1000}})
+    with pytest.raises(RpcError) as refused:
+        client.finish(7)
+    assert refused.value.code == -32602
+    # A notification past the mark is dropped, and the connection goes on.
+    client.send({"jsonrpc": "2.0", "method": "session.list", "params": {"a": [0] * 5000}})
+    assert client.call("session.list") == []
+    assert bystander.call("session.list") == []
+    # A batch past it ends the connection, as any batch does.
+    batch = daemon.connect()
+    batch.send([{"jsonrpc": "2.0", "id": n, "method": "session.list", "params": {}}
+                for n in range(2000)])
+    with pytest.raises(Disconnected):
+        batch.call("session.list", timeout=60)
+    still_serves(daemon)
+
+
 @pytest.mark.parametrize("pid", [1e300, -1e300, 9.3e18, -9.3e18, 2.5, 1e-300])
 def test_numbers_no_integer_can_hold_are_refused(client, pid):
     """A JSON number that is a double out of int64's range is refused,
