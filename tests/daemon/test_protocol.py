@@ -3,12 +3,14 @@ the daemon losing its footing (protocol/README.md, "Errors")."""
 
 import json
 import os
+import re
 import signal
 import socket
 
 import pytest
 
-from daemon_support import DEBUGGEE, launch, process_state, small_buffer_client, wait_for
+from daemon_support import (DEBUGGEE, launch, process_state, run_to, small_buffer_client,
+                            wait_for)
 from froggy_rpc import Client, Disconnected, RpcError
 
 
@@ -259,6 +261,31 @@ def test_a_flooding_client_that_never_reads_is_cut_off(daemon):
     # The thousands of replies queued for it were dropped at once, not
     # failed (and logged) one by one.
     assert daemon.log().count("stream failure") == 0, daemon.log()[-2000:]
+
+
+def test_a_client_that_never_reads_big_replies_is_cut_off_at_64_mib(daemon):
+    """Replies of 2 MiB (a 1 MiB memory.read, in hex) fill the 64 MiB a
+    client may have waiting long before the 4096 messages do."""
+    client = daemon.connect()
+    started = launch(client, "basic")
+    session, pid = started["session"], started["pid"]
+    run_to(client, session, "main")
+    with open(f"/proc/{pid}/maps") as maps:
+        libc = next(line.split("-")[0] for line in maps if "libc.so" in line)
+    mib = client.call("memory.read", session=session, address=f"0x{libc}", length=1 << 20)
+    assert mib["length"] == 1 << 20
+    reader = small_buffer_client(daemon)
+    reader.call("session.join", session=session)
+    for _ in range(100):
+        reader.start("memory.read", session=session, address=f"0x{libc}", length=1 << 20)
+    wait_for(lambda: "reads no replies" in daemon.log(), timeout=300,
+             what="the daemon to cut the reader off")
+    cut_off = re.search(r"reads no replies \((\d+) queued, (\d+) bytes\)", daemon.log())
+    queued, queued_bytes = int(cut_off.group(1)), int(cut_off.group(2))
+    assert queued_bytes >= 64 << 20 and queued_bytes < (64 << 20) + (3 << 20), cut_off.group(0)
+    assert queued <= 33, cut_off.group(0)
+    # The session is the controller's still.
+    assert client.call("memory.read", session=session, address=f"0x{libc}", length=16)["length"] == 16
 
 
 def test_a_request_with_over_1024_items_is_invalid_unparsed(daemon):
