@@ -263,6 +263,39 @@ def test_a_flooding_client_that_never_reads_is_cut_off(daemon):
     assert daemon.log().count("stream failure") == 0, daemon.log()[-2000:]
 
 
+def test_a_flooders_backlog_does_not_hold_up_another_client(daemon):
+    """A client's requests already waiting are served in turn with
+    another's, not all before it: with the daemon stopped, a flooder
+    queues 1000 breakpoint.insert requests, then an observer of the
+    same session asks breakpoint.list.  The list it gets counts the
+    inserts served before its own request."""
+    flooder, observer = daemon.connect(), daemon.connect()
+    flooder.sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 20)
+    started = launch(flooder, "basic")
+    session = started["session"]
+    observer.call("session.join", session=session)
+    pc = flooder.call("registers.read", session=session, thread=started["thread"])["rip"]
+    inserts = b"".join(
+        b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+        for body in (json.dumps({"jsonrpc": "2.0", "id": 10000 + n,
+                                 "method": "breakpoint.insert",
+                                 "params": {"session": session, "location": f"*{pc}"}}).encode()
+                     for n in range(1000)))
+    os.kill(daemon.process.pid, signal.SIGSTOP)
+    try:
+        flooder.sock.settimeout(30)
+        flooder.sock.sendall(inserts)
+        listed = observer.start("breakpoint.list", session=session)
+    finally:
+        os.kill(daemon.process.pid, signal.SIGCONT)
+    served_before = len(observer.finish(listed, timeout=300))
+    print(f"{served_before} of the 1000 inserts were served before the list")
+    assert served_before < 16, f"{served_before} of the 1000 inserts were served first"
+    ids = {flooder.finish(10000 + n, timeout=300)["id"] for n in range(1000)}
+    assert len(ids) == 1000
+    assert len(observer.call("breakpoint.list", session=session)) == 1000
+
+
 def test_a_client_that_never_reads_big_replies_is_cut_off_at_64_mib(daemon):
     """Replies of 2 MiB (a 1 MiB memory.read, in hex) fill the 64 MiB a
     client may have waiting long before the 4096 messages do."""
