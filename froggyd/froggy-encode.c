@@ -169,11 +169,17 @@ froggy_encode_hex (GBytes *bytes)
 {
   gsize length = 0;
   const guint8 *data = g_bytes_get_data (bytes, &length);
-  GString *hex = g_string_sized_new (2 * length + 1);
+  char *hex = g_malloc (2 * length + 1);
 
+  /* By table: a printf a byte took a tenth of a second a MiB, which
+   * every other client waited for. */
   for (gsize i = 0; i < length; i++)
-    g_string_append_printf (hex, "%02x", data[i]);
-  return g_string_free (hex, FALSE);
+    {
+      hex[2 * i] = "0123456789abcdef"[data[i] >> 4];
+      hex[2 * i + 1] = "0123456789abcdef"[data[i] & 0xf];
+    }
+  hex[2 * length] = '\0';
+  return hex;
 }
 
 GBytes *

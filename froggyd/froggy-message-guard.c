@@ -23,6 +23,19 @@
  *   FROGGY_MESSAGE_INVALID_REQUEST, which the daemon answers with -32600
  *   (method names that begin with "rpc." are JSON-RPC's own).
  *
+ * And it bounds what one message costs the daemon, which serves every
+ * client from one thread: a message with more than FROGGY_MESSAGE_MAX_ITEMS
+ * array elements and object members in all is never parsed whole.
+ * jsonrpc-glib has json-glib (1.6) turn each JSON array into a GVariant
+ * in time quadratic in its length (an array of 20,000 numbers, 40 kB,
+ * held the daemon for most of a second on a fast machine, and 16 MiB of
+ * them would for days), and parsing 16 MiB of small values takes
+ * seconds.  A request past the mark becomes a call of
+ * FROGGY_MESSAGE_INVALID_REQUEST with the same id (the top level alone
+ * is parsed, nested arrays and objects emptied); any other message past
+ * it is dropped, as there is nothing to answer, or ends the connection
+ * if it is no object.
+ *
  * The framing is read as jsonrpc-glib reads it: header lines end with
  * "\r\n", "\r" or "\n", an empty line ends the headers, and the last
  * Content-Length counts.
@@ -54,6 +67,8 @@ struct _FroggyMessageGuard
   guint       depth;
   gboolean    in_string;
   gboolean    escaped;
+  guint       items;          /* array elements and object members */
+  gboolean    after_opening;  /* an array or object may be empty yet */
   GByteArray *body;
 
   /* Whole messages, framed anew, for jsonrpc-glib to read */
@@ -93,6 +108,8 @@ guard_header_line (FroggyMessageGuard *self)
       self->body_left = self->content_length;
       self->depth = 0;
       self->in_string = self->escaped = FALSE;
+      self->items = 0;
+      self->after_opening = FALSE;
     }
   else if (g_ascii_strncasecmp (line, "Content-Length: ", 16) == 0)
     {
@@ -140,10 +157,101 @@ guard_normalize_request (JsonObject *message)
   return TRUE;
 }
 
+/* The top level of a JSON body, every array and object in it emptied:
+ * `{"id":1,"params":{"a":[1,2]}}` gives `{"id":1,"params":{}}`.  The
+ * body need not be JSON: the result then is not either. */
+static GString *
+guard_top_level (const guint8 *body,
+                 gsize         length)
+{
+  GString *top = g_string_sized_new (MIN (length, 4096));
+  gboolean in_string = FALSE, escaped = FALSE;
+  guint depth = 0;  /* arrays and objects open */
+
+  for (gsize i = 0; i < length; i++)
+    {
+      guint8 c = body[i];
+      gboolean kept = depth <= 1;  /* in the outer object, or it */
+
+      if (in_string)
+        {
+          if (escaped)
+            escaped = FALSE;
+          else if (c == '\\')
+            escaped = TRUE;
+          else if (c == '"')
+            in_string = FALSE;
+        }
+      else if (c == '"')
+        in_string = TRUE;
+      else if (c == '[' || c == '{')
+        depth++;
+      else if ((c == ']' || c == '}') && depth > 0)
+        kept = --depth <= 1;
+      if (kept)
+        g_string_append_c (top, c);
+    }
+  return top;
+}
+
+/* A message with more than FROGGY_MESSAGE_MAX_ITEMS array elements and
+ * object members: a request becomes FROGGY_MESSAGE_INVALID_REQUEST with
+ * its id, found on the body's top level; whatever else is dropped, or
+ * fails the read when it is no JSON object.  Returns the body to hand
+ * on, or NULL for none. */
+static char *
+guard_too_many_items (FroggyMessageGuard *self)
+{
+  g_autoptr(GString) top = guard_top_level (self->body->data, self->body->len);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(JsonBuilder) builder = NULL;
+  g_autoptr(JsonNode) replaced = NULL;
+  JsonObject *message;
+  JsonNode *id;
+
+  if (!json_parser_load_from_data (parser, top->str, top->len, NULL) ||
+      !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+    {
+      guard_fail (self, "a message of more than %d array elements and object members "
+                  "that is no JSON object", FROGGY_MESSAGE_MAX_ITEMS);
+      return NULL;
+    }
+  message = json_node_get_object (json_parser_get_root (parser));
+  id = json_object_get_member (message, "id");
+  if (id == NULL || !JSON_NODE_HOLDS_VALUE (id) ||
+      json_object_has_member (message, "result") || json_object_has_member (message, "error"))
+    {
+      g_debug ("dropped a message of more than %d array elements and object members "
+               "that needs no answer", FROGGY_MESSAGE_MAX_ITEMS);
+      return NULL;
+    }
+
+  builder = json_builder_new ();
+  json_builder_begin_object (builder);
+  if (json_object_has_member (message, "jsonrpc"))
+    {
+      json_builder_set_member_name (builder, "jsonrpc");
+      json_builder_add_value (builder, json_node_copy (json_object_get_member (message, "jsonrpc")));
+    }
+  json_builder_set_member_name (builder, "id");
+  json_builder_add_value (builder, json_node_copy (id));
+  json_builder_set_member_name (builder, "method");
+  json_builder_add_string_value (builder, FROGGY_MESSAGE_INVALID_REQUEST);
+  json_builder_set_member_name (builder, "params");
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "reason");
+  json_builder_add_string_value (builder, "more than " G_STRINGIFY (FROGGY_MESSAGE_MAX_ITEMS)
+                                 " array elements and object members");
+  json_builder_end_object (builder);
+  json_builder_end_object (builder);
+  replaced = json_builder_get_root (builder);
+  return json_to_string (replaced, FALSE);
+}
+
 /* A whole body has come: frame it anew for jsonrpc-glib, a request
  * changed to be answered if need be.  A body that is not an object
  * passes as it is: jsonrpc-glib ends the connection on it. */
-static void
+static gboolean
 guard_message_done (FroggyMessageGuard *self)
 {
   g_autoptr(JsonParser) parser = json_parser_new ();
@@ -152,8 +260,17 @@ guard_message_done (FroggyMessageGuard *self)
   gsize length = self->body->len;
   g_autofree char *header = NULL;
 
-  if (json_parser_load_from_data (parser, (const char *) body, length, NULL) &&
-      JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+  if (self->items > FROGGY_MESSAGE_MAX_ITEMS)
+    {
+      changed = guard_too_many_items (self);
+      g_byte_array_set_size (self->body, 0);
+      if (changed == NULL)
+        return self->error == NULL;
+      body = (const guint8 *) changed;
+      length = strlen (changed);
+    }
+  else if (json_parser_load_from_data (parser, (const char *) body, length, NULL) &&
+           JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
     {
       JsonNode *root = json_parser_get_root (parser);
 
@@ -168,6 +285,7 @@ guard_message_done (FroggyMessageGuard *self)
   g_byte_array_append (self->ready, (const guint8 *) header, strlen (header));
   g_byte_array_append (self->ready, body, length);
   g_byte_array_set_size (self->body, 0);
+  return TRUE;
 }
 
 /* Follow @len bytes through the framing and the JSON nesting. */
@@ -198,21 +316,36 @@ guard_scan (FroggyMessageGuard *self,
               else if (c == '"')
                 self->in_string = FALSE;
             }
-          else if (c == '"')
-            self->in_string = TRUE;
-          else if (c == '[' || c == '{')
+          else
             {
-              if (++self->depth > FROGGY_MESSAGE_MAX_DEPTH)
-                return guard_fail (self, "JSON nested deeper than %d levels",
-                                   FROGGY_MESSAGE_MAX_DEPTH);
+              /* An item is the first thing after an opening bracket
+               * that does not close it, or a comma. */
+              if (self->after_opening && !g_ascii_isspace (c))
+                {
+                  self->after_opening = FALSE;
+                  if (c != ']' && c != '}')
+                    self->items++;
+                }
+              if (c == '"')
+                self->in_string = TRUE;
+              else if (c == ',')
+                self->items++;
+              else if (c == '[' || c == '{')
+                {
+                  if (++self->depth > FROGGY_MESSAGE_MAX_DEPTH)
+                    return guard_fail (self, "JSON nested deeper than %d levels",
+                                       FROGGY_MESSAGE_MAX_DEPTH);
+                  self->after_opening = TRUE;
+                }
+              else if ((c == ']' || c == '}') && self->depth > 0)
+                self->depth--;
             }
-          else if ((c == ']' || c == '}') && self->depth > 0)
-            self->depth--;
 
           g_byte_array_append (self->body, &c, 1);
           if (--self->body_left == 0)
             {
-              guard_message_done (self);
+              if (!guard_message_done (self))
+                return FALSE;
               self->in_body = FALSE;
               self->content_length = -1;
               self->header_bytes = 0;

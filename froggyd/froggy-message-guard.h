@@ -14,6 +14,9 @@ G_BEGIN_DECLS
 #define FROGGY_MESSAGE_MAX_SIZE    (16 * 1024 * 1024)
 /* The most header bytes before a body. */
 #define FROGGY_MESSAGE_MAX_HEADERS 8192
+/* The most array elements and object members a message may hold in all
+ * before it is refused unparsed (see froggy-message-guard.c). */
+#define FROGGY_MESSAGE_MAX_ITEMS   1024
 /* The method a request without a (string) method is turned into; the
  * daemon answers it with -32600, invalid request. */
 #define FROGGY_MESSAGE_INVALID_REQUEST "rpc.invalid-request"

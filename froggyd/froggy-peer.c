@@ -4,7 +4,9 @@
  * other end (SO_PEERCRED), and how much we have queued for it.  A client
  * that sends requests but never reads the replies would make the daemon
  * queue without bound; past FROGGY_PEER_MAX_QUEUED messages not yet
- * written, the connection is closed instead.
+ * written, or FROGGY_PEER_MAX_QUEUED_BYTES (a 1 MiB memory.read answers
+ * 2 MiB of hex: 4096 of those would be 8 GiB), the connection is closed
+ * instead, and what was queued for it is dropped at once.
  *
  * A client that reads, but slower than a tracee makes events (threads
  * created and ended by the thousand), is not cut off for it: past
@@ -26,10 +28,13 @@
  */
 #define G_LOG_DOMAIN "froggyd"
 
+#include <string.h>
+
 #include "froggy-error.h"
 #include "froggy-peer.h"
 
 #define FROGGY_PEER_MAX_QUEUED  4096
+#define FROGGY_PEER_MAX_QUEUED_BYTES (64 * 1024 * 1024)
 #define FROGGY_PEER_DROP_QUEUED 1024
 #define FROGGY_PEER_RESUME_QUEUED (FROGGY_PEER_DROP_QUEUED / 2)
 
@@ -41,6 +46,7 @@ struct _FroggyPeer
   FroggyCredentials *credentials;
   pid_t          pid;
   guint          queued;
+  gsize          queued_bytes;  /* of the messages' GVariants, about their JSON */
   GHashTable    *dropped;  /* session id -> notifications dropped */
   guint          initialized : 1;
   guint          closed : 1;
@@ -53,6 +59,13 @@ enum {
 };
 
 static guint signals[N_SIGNALS];
+
+/* A message queued for the client, until its write completes. */
+typedef struct
+{
+  FroggyPeer *peer;
+  gsize       size;
+} Queued;
 
 G_DEFINE_FINAL_TYPE (FroggyPeer, froggy_peer, G_TYPE_OBJECT)
 
@@ -178,6 +191,21 @@ froggy_peer_close (FroggyPeer *self)
 
 static void froggy_peer_send_notification (FroggyPeer *self, GVariant *params);
 
+/* A message of about @size bytes counted as queued; what its write's
+ * completion takes back. */
+static Queued *
+froggy_peer_queue (FroggyPeer *self,
+                   gsize       size)
+{
+  Queued *queued = g_new (Queued, 1);
+
+  queued->peer = g_object_ref (self);
+  queued->size = size;
+  self->queued++;
+  self->queued_bytes += queued->size;
+  return queued;
+}
+
 /* The client has caught up: tell it what it missed, if anything,
  * session by session. */
 static void
@@ -200,7 +228,6 @@ froggy_peer_report_dropped (FroggyPeer *self)
       g_variant_dict_insert (&params, "count", "x", (gint64) GPOINTER_TO_UINT (count));
       g_hash_table_iter_remove (&iter);
       lost = g_variant_ref_sink (g_variant_dict_end (&params));
-      self->queued++;
       froggy_peer_send_notification (self, lost);
     }
 }
@@ -210,10 +237,14 @@ froggy_peer_report_dropped (FroggyPeer *self)
  * jsonrpc-glib fails every write still queued at once: thousands, for a
  * client cut off for reading nothing, which go by without a word. */
 static void
-froggy_peer_written (FroggyPeer *self,
-                     GError     *error)
+froggy_peer_written (Queued *queued,
+                     GError *error)
 {
+  g_autoptr(FroggyPeer) self = queued->peer;
+
   self->queued--;
+  self->queued_bytes -= queued->size;
+  g_free (queued);
   /* A client that went away with thousands queued fails them all at
    * once too: said once. */
   if (error != NULL && !self->closed && !self->write_failed &&
@@ -234,11 +265,10 @@ froggy_peer_reply_written (GObject      *object,
                            GAsyncResult *result,
                            gpointer      user_data)
 {
-  g_autoptr(FroggyPeer) self = user_data;
   g_autoptr(GError) error = NULL;
 
   jsonrpc_client_reply_finish (JSONRPC_CLIENT (object), result, &error);
-  froggy_peer_written (self, error);
+  froggy_peer_written (user_data, error);
 }
 
 static void
@@ -246,11 +276,10 @@ froggy_peer_error_written (GObject      *object,
                            GAsyncResult *result,
                            gpointer      user_data)
 {
-  g_autoptr(FroggyPeer) self = user_data;
   g_autoptr(GError) error = NULL;
 
   jsonrpc_client_reply_error_finish (JSONRPC_CLIENT (object), result, &error);
-  froggy_peer_written (self, error);
+  froggy_peer_written (user_data, error);
 }
 
 static void
@@ -258,11 +287,10 @@ froggy_peer_notification_written (GObject      *object,
                                   GAsyncResult *result,
                                   gpointer      user_data)
 {
-  g_autoptr(FroggyPeer) self = user_data;
   g_autoptr(GError) error = NULL;
 
   jsonrpc_client_send_notification_finish (JSONRPC_CLIENT (object), result, &error);
-  froggy_peer_written (self, error);
+  froggy_peer_written (user_data, error);
 }
 
 static void
@@ -271,7 +299,7 @@ froggy_peer_send_notification (FroggyPeer *self,
 {
   jsonrpc_client_send_notification_async (self->client, "event", params, NULL,
                                           froggy_peer_notification_written,
-                                          g_object_ref (self));
+                                          froggy_peer_queue (self, g_variant_get_size (params)));
 }
 
 /* Whether a notification may be dropped for a client that lags: one of
@@ -317,19 +345,21 @@ froggy_peer_lags (FroggyPeer *self)
   return !self->closed && self->queued >= FROGGY_PEER_DROP_QUEUED;
 }
 
+/* Whether one more message may be queued: not past either mark, past
+ * which the client is cut off. */
 static gboolean
 froggy_peer_may_queue (FroggyPeer *self)
 {
   if (self->closed)
     return FALSE;
-  if (self->queued >= FROGGY_PEER_MAX_QUEUED)
+  if (self->queued >= FROGGY_PEER_MAX_QUEUED ||
+      self->queued_bytes >= FROGGY_PEER_MAX_QUEUED_BYTES)
     {
-      g_message ("client %d reads no replies (%u queued): closing it",
-                 self->pid, self->queued);
+      g_message ("client %d reads no replies (%u queued, %" G_GSIZE_FORMAT " bytes): "
+                 "closing it", self->pid, self->queued, self->queued_bytes);
       froggy_peer_close (self);
       return FALSE;
     }
-  self->queued++;
   return TRUE;
 }
 
@@ -345,7 +375,7 @@ froggy_peer_reply (FroggyPeer *self,
   if (!froggy_peer_may_queue (self))
     return;
   jsonrpc_client_reply_async (self->client, id, sunk, NULL,
-                              froggy_peer_reply_written, g_object_ref (self));
+                              froggy_peer_reply_written, froggy_peer_queue (self, sunk ? g_variant_get_size (sunk) : 0));
 }
 
 void
@@ -368,7 +398,7 @@ froggy_peer_reply_error (FroggyPeer   *self,
   if (!froggy_peer_may_queue (self))
     return;
   jsonrpc_client_reply_error_async (self->client, id, code, error->message, NULL,
-                                    froggy_peer_error_written, g_object_ref (self));
+                                    froggy_peer_error_written, froggy_peer_queue (self, strlen (error->message)));
 }
 
 void
@@ -419,6 +449,5 @@ froggy_peer_notify_lossless (FroggyPeer *self,
   froggy_peer_report_dropped (self);
   if (self->closed)
     return;
-  self->queued++;
   froggy_peer_send_notification (self, sunk);
 }

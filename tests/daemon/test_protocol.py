@@ -3,12 +3,14 @@ the daemon losing its footing (protocol/README.md, "Errors")."""
 
 import json
 import os
+import re
 import signal
 import socket
 
 import pytest
 
-from daemon_support import DEBUGGEE, launch, process_state, small_buffer_client, wait_for
+from daemon_support import (DEBUGGEE, launch, process_state, run_to, small_buffer_client,
+                            wait_for)
 from froggy_rpc import Client, Disconnected, RpcError
 
 
@@ -259,6 +261,105 @@ def test_a_flooding_client_that_never_reads_is_cut_off(daemon):
     # The thousands of replies queued for it were dropped at once, not
     # failed (and logged) one by one.
     assert daemon.log().count("stream failure") == 0, daemon.log()[-2000:]
+
+
+def test_a_flooders_backlog_does_not_hold_up_another_client(daemon):
+    """A client's requests already waiting are served in turn with
+    another's, not all before it: with the daemon stopped, a flooder
+    queues 1000 breakpoint.insert requests, then an observer of the
+    same session asks breakpoint.list.  The list it gets counts the
+    inserts served before its own request."""
+    flooder, observer = daemon.connect(), daemon.connect()
+    flooder.sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 20)
+    started = launch(flooder, "basic")
+    session = started["session"]
+    observer.call("session.join", session=session)
+    pc = flooder.call("registers.read", session=session, thread=started["thread"])["rip"]
+    inserts = b"".join(
+        b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+        for body in (json.dumps({"jsonrpc": "2.0", "id": 10000 + n,
+                                 "method": "breakpoint.insert",
+                                 "params": {"session": session, "location": f"*{pc}"}}).encode()
+                     for n in range(1000)))
+    os.kill(daemon.process.pid, signal.SIGSTOP)
+    try:
+        flooder.sock.settimeout(30)
+        flooder.sock.sendall(inserts)
+        listed = observer.start("breakpoint.list", session=session)
+    finally:
+        os.kill(daemon.process.pid, signal.SIGCONT)
+    served_before = len(observer.finish(listed, timeout=300))
+    print(f"{served_before} of the 1000 inserts were served before the list")
+    assert served_before < 16, f"{served_before} of the 1000 inserts were served first"
+    ids = {flooder.finish(10000 + n, timeout=300)["id"] for n in range(1000)}
+    assert len(ids) == 1000
+    assert len(observer.call("breakpoint.list", session=session)) == 1000
+
+
+def test_a_client_that_never_reads_big_replies_is_cut_off_at_64_mib(daemon):
+    """Replies of 2 MiB (a 1 MiB memory.read, in hex) fill the 64 MiB a
+    client may have waiting long before the 4096 messages do."""
+    client = daemon.connect()
+    started = launch(client, "basic")
+    session, pid = started["session"], started["pid"]
+    run_to(client, session, "main")
+    with open(f"/proc/{pid}/maps") as maps:
+        libc = next(line.split("-")[0] for line in maps if "libc.so" in line)
+    mib = client.call("memory.read", session=session, address=f"0x{libc}", length=1 << 20)
+    assert mib["length"] == 1 << 20
+    reader = small_buffer_client(daemon)
+    reader.call("session.join", session=session)
+    for _ in range(100):
+        reader.start("memory.read", session=session, address=f"0x{libc}", length=1 << 20)
+    wait_for(lambda: "reads no replies" in daemon.log(), timeout=300,
+             what="the daemon to cut the reader off")
+    cut_off = re.search(r"reads no replies \((\d+) queued, (\d+) bytes\)", daemon.log())
+    queued, queued_bytes = int(cut_off.group(1)), int(cut_off.group(2))
+    assert queued_bytes >= 64 << 20 and queued_bytes < (64 << 20) + (3 << 20), cut_off.group(0)
+    assert queued <= 33, cut_off.group(0)
+    # The session is the controller's still.
+    assert client.call("memory.read", session=session, address=f"0x{libc}", length=16)["length"] == 16
+
+
+def test_a_request_with_over_1024_items_is_invalid_unparsed(daemon):
+    """Past 1024 array elements and object members in all, a request is
+    answered -32600 without being parsed whole: jsonrpc-glib turns a
+    JSON array into a GVariant in time quadratic in its length: one
+    request of 100,000 numbers held every client up for most of a minute
+    on a fast machine, and far longer under TCG."""
+    client, bystander = daemon.connect(), daemon.connect()
+    # The message's own four members, "padding", and the elements.
+    with pytest.raises(RpcError) as refused:
+        client.call("session.list", padding=[0] * 1019)
+    assert refused.value.code == -32602
+    for elements in (1020, 100000):
+        with pytest.raises(RpcError) as refused:
+            client.call("session.list", padding=[0] * elements, timeout=120)
+        assert refused.value.code == -32600
+        assert refused.value.message == \
+            "invalid request: more than 1024 array elements and object members"
+    # Its id is found however it is spelled, and nested empties count nothing.
+    client.send_raw('{ "params": {"a": [[], {}, "]}", %s] }, "id" : "x", "jsonrpc": "2.0", '
+                    '"method": "session.list"}' % json.dumps([[0]] * 600))
+    with pytest.raises(RpcError) as refused:
+        client.finish("x")
+    assert refused.value.code == -32600
+    client.send({"jsonrpc": "2.0", "id": 7, "method": "session.list",
+                 "params": {"a": [[]] * 1000}})
+    with pytest.raises(RpcError) as refused:
+        client.finish(7)
+    assert refused.value.code == -32602
+    # A notification past the mark is dropped, and the connection goes on.
+    client.send({"jsonrpc": "2.0", "method": "session.list", "params": {"a": [0] * 5000}})
+    assert client.call("session.list") == []
+    assert bystander.call("session.list") == []
+    # A batch past it ends the connection, as any batch does.
+    batch = daemon.connect()
+    batch.send([{"jsonrpc": "2.0", "id": n, "method": "session.list", "params": {}}
+                for n in range(2000)])
+    with pytest.raises(Disconnected):
+        batch.call("session.list", timeout=60)
+    still_serves(daemon)
 
 
 @pytest.mark.parametrize("pid", [1e300, -1e300, 9.3e18, -9.3e18, 2.5, 1e-300])
