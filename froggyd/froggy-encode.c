@@ -235,10 +235,10 @@ add_int (GVariantBuilder *builder,
   g_variant_builder_add (builder, "{sv}", name, g_variant_new_int64 (value));
 }
 
-static void
-add_word (GVariantBuilder *builder,
-          const char      *name,
-          guint64          value)
+void
+froggy_encode_add_word (GVariantBuilder *builder,
+                        const char      *name,
+                        guint64          value)
 {
   g_autofree char *text = froggy_format_word (value);
 
@@ -274,7 +274,7 @@ froggy_encode_notice (const FroggyNotice *notice)
   if (notice->has_code)
     add_int (&builder, "code", notice->code);
   if (notice->has_address)
-    add_word (&builder, "address", notice->address);
+    froggy_encode_add_word (&builder, "address", notice->address);
   if (notice->is_syscall)
     {
       add_int (&builder, "nr", notice->syscall_nr);
@@ -391,11 +391,11 @@ froggy_encode_siginfo (const siginfo_t *info)
       add_int (&builder, "uid", info->si_uid);
     }
   if (layout == SIGINFO_RT || layout == SIGINFO_TIMER)
-    add_word (&builder, "value", (guintptr) info->si_value.sival_ptr);
+    froggy_encode_add_word (&builder, "value", (guintptr) info->si_value.sival_ptr);
   if (layout == SIGINFO_FAULT)
-    add_word (&builder, "addr", (guintptr) info->si_addr);
+    froggy_encode_add_word (&builder, "addr", (guintptr) info->si_addr);
   if (layout == SIGINFO_SYS)
-    add_word (&builder, "addr", (guintptr) info->si_call_addr);
+    froggy_encode_add_word (&builder, "addr", (guintptr) info->si_call_addr);
   g_variant_builder_add (&builder, "{sv}", "raw", g_variant_new_string (raw));
   return g_variant_builder_end (&builder);
 }

@@ -18,6 +18,10 @@ G_BEGIN_DECLS
 void      froggy_encode_location   (GVariantBuilder        *builder,
                                     guint64                 pc,
                                     const FroggySymbol     *symbol);
+/* @name: @value as the protocol writes a machine word ("0x..."). */
+void      froggy_encode_add_word   (GVariantBuilder        *builder,
+                                    const char             *name,
+                                    guint64                 value);
 /* symbol.lookup's result; @with_offset: the offset into its function. */
 GVariant *froggy_encode_symbol     (const FroggySymbol     *symbol,
                                     gboolean                with_offset);

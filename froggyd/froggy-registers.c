@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "froggy-encode.h"
 #include "froggy-params.h"
 #include "froggy-registers.h"
 
@@ -31,16 +32,6 @@ static const RegisterName general_registers[] = {
 };
 
 #undef REG
-
-static void
-add_word (GVariantBuilder *builder,
-          const char      *name,
-          guint64          value)
-{
-  g_autofree char *text = froggy_format_word (value);
-
-  g_variant_builder_add (builder, "{sv}", name, g_variant_new_string (text));
-}
 
 static void
 add_bytes (GVariantBuilder *builder,
@@ -68,7 +59,7 @@ froggy_registers_general_to_variant (const struct user_regs_struct *regs)
       const unsigned long long *value =
         (gconstpointer) ((const char *) regs + general_registers[i].offset);
 
-      add_word (&builder, general_registers[i].name, *value);
+      froggy_encode_add_word (&builder, general_registers[i].name, *value);
     }
   return g_variant_builder_end (&builder);
 }
@@ -80,13 +71,13 @@ froggy_registers_fp_to_variant (const struct user_fpregs_struct *fp)
   char name[8];
 
   g_variant_builder_init (&builder, G_VARIANT_TYPE_VARDICT);
-  add_word (&builder, "cwd", fp->cwd);
-  add_word (&builder, "swd", fp->swd);
-  add_word (&builder, "ftw", fp->ftw);
-  add_word (&builder, "fop", fp->fop);
-  add_word (&builder, "rip", fp->rip);
-  add_word (&builder, "rdp", fp->rdp);
-  add_word (&builder, "mxcsr", fp->mxcsr);
+  froggy_encode_add_word (&builder, "cwd", fp->cwd);
+  froggy_encode_add_word (&builder, "swd", fp->swd);
+  froggy_encode_add_word (&builder, "ftw", fp->ftw);
+  froggy_encode_add_word (&builder, "fop", fp->fop);
+  froggy_encode_add_word (&builder, "rip", fp->rip);
+  froggy_encode_add_word (&builder, "rdp", fp->rdp);
+  froggy_encode_add_word (&builder, "mxcsr", fp->mxcsr);
   /* Each st register takes 16 bytes in fxsave, of which 10 are used. */
   for (guint i = 0; i < 8; i++)
     {
