@@ -163,6 +163,26 @@ static void *spinning_thread(void *arg __attribute__((unused)))
 	return NULL;
 }
 
+static void *busy_thread(void *arg __attribute__((unused)))
+{
+	printf("thread=%ld\n", syscall(SYS_gettid));
+	fflush(stdout);
+	for (;;)
+		asm volatile("" ::: "memory");
+	return NULL;
+}
+
+/* Start ARG threads that spin, then block in read() on stdin. */
+static int mode_busy_threads(int nthreads)
+{
+	pthread_t thread;
+	int i;
+
+	for (i = 0; i < nthreads; i++)
+		pthread_create(&thread, NULL, busy_thread, NULL);
+	return mode_block();
+}
+
 /* Start ARG threads that sleep, then exit the group with 6. */
 static int mode_group_exit(int nthreads)
 {
@@ -206,6 +226,8 @@ int main(int argc, char **argv)
 		return mode_thread_exec(argv[2]);
 	if (!strcmp(mode, "thread-exit"))
 		return mode_thread_exit();
+	if (!strcmp(mode, "busy-threads"))
+		return mode_busy_threads(argc > 2 ? atoi(argv[2]) : 3);
 	if (!strcmp(mode, "group-exit"))
 		return mode_group_exit(argc > 2 ? atoi(argv[2]) : 3);
 	if (!strcmp(mode, "traceme")) {

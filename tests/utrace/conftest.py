@@ -45,8 +45,9 @@ def session(utrace_module):
 def start_tracee(tracee_program):
     started = []
 
-    def start(mode, *args, user=None):
-        started.append(Tracee(tracee_program, mode, *args, user=user))
+    def start(mode, *args, user=None, own_group=False):
+        started.append(Tracee(tracee_program, mode, *args, user=user,
+                              own_group=own_group))
         return started[-1]
 
     yield start

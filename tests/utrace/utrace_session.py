@@ -110,10 +110,13 @@ class UtraceSession:
 class Tracee:
     """tests/programs/utrace_tracee: prints "ready PID", waits for a line."""
 
-    def __init__(self, program, mode, *args, user=None):
+    def __init__(self, program, mode, *args, user=None, own_group=False):
+        """@own_group: start it in a process group of its own, which its
+        parent keeps from being orphaned, so that SIGTSTP stops it."""
         self.proc = subprocess.Popen([as_user(program, user), mode, *args], text=True,
                                      stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, user=user)
+                                     stdout=subprocess.PIPE, user=user,
+                                     process_group=0 if own_group else None)
         ready = self.readline()
         assert ready.startswith("ready "), ready
         self.pid = int(ready.split()[1])
