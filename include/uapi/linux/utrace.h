@@ -219,7 +219,8 @@ struct utrace_regset {
  * @addr:	the address in the thread's address space
  * @data:	the user buffer
  * @len:	in: the length; out: the bytes transferred, which is less
- *		than asked when an unmapped page stops the transfer
+ *		than asked when an unmapped page, or the thread's death,
+ *		stops the transfer
  * @reserved:	must be zero
  *
  * Like /proc/PID/mem, writes reach read-only mappings (a breakpoint can

@@ -538,6 +538,79 @@ TEST(memory_read_written_and_partial)
 	free(r);
 }
 
+#define LONG_READ	(64 << 20)
+
+struct long_read {
+	int fd;
+	__u64 id;
+	char *from, *to;
+	int ret;
+	size_t done;
+};
+
+static void *long_read_fn(void *arg)
+{
+	struct long_read *lr = arg;
+
+	lr->ret = utrace_mem(lr->fd, lr->id, UTRACE_IOC_READ_MEM,
+			     (uintptr_t)lr->from, lr->to, LONG_READ, &lr->done);
+	return NULL;
+}
+
+/* SIGKILL ends a stop at once, even while the tracer copies memory. */
+TEST(sigkill_ends_a_stop_during_a_long_memory_read)
+{
+	struct utrace_reader *r = malloc(sizeof(*r));
+	struct long_read lr = { .ret = 1 };
+	volatile char *first;
+	pthread_t reader;
+	struct tracee t;
+	int status, i;
+
+	lr.fd = utrace_open();
+	ASSERT_GE(lr.fd, 0);
+	/* 64 MiB of a pattern the tracee inherits, to copy into lr.to. */
+	lr.from = mmap(NULL, LONG_READ, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	lr.to = mmap(NULL, LONG_READ, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, lr.from);
+	ASSERT_NE(MAP_FAILED, lr.to);
+	memset(lr.from, 0x5a, LONG_READ);
+
+	utrace_reader_init(r, lr.fd);
+	t = start_tracee(spin_fn);
+	go(&t);
+	usleep(100000);
+	ASSERT_EQ(0, utrace_attach(lr.fd, t.pid, UTRACE_ATTACH_STOP, 0, 0,
+				   &lr.id));
+	ASSERT_NE(NULL, utrace_wait(r, UTRACE_EV_STOP, WAIT_MS));
+
+	ASSERT_EQ(0, pthread_create(&reader, NULL, long_read_fn, &lr));
+	/* Once the first page has been copied, kill the tracee. */
+	first = lr.to;
+	for (i = 0; i < 200000 && *first != 0x5a; i++)
+		usleep(100);
+	ASSERT_EQ(0x5a, *first);
+	ASSERT_EQ(0, kill(t.pid, SIGKILL));
+	ASSERT_EQ(t.pid, waitpid(t.pid, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	close(t.go);
+	ASSERT_EQ(0, pthread_join(reader, NULL));
+
+	/* It died then, not when the copy would have ended: that stopped. */
+	if (lr.ret == 0) {
+		EXPECT_LT(lr.done, LONG_READ);
+		EXPECT_EQ(0x5a, lr.to[lr.done - 1]);
+	} else {
+		EXPECT_EQ(-ESRCH, lr.ret);
+	}
+	munmap(lr.from, LONG_READ);
+	munmap(lr.to, LONG_READ);
+	close(lr.fd);
+	free(r);
+}
+
 TEST(breakpoint_written_into_text_is_reported)
 {
 	struct utrace_reader *r = malloc(sizeof(*r));
