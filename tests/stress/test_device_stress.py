@@ -1,8 +1,9 @@
 """/dev/utrace under stress: the C tests of utrace_stress.c (an ioctl
 fuzzer, thread churn under stop-all, exec from a non-leader thread, a
-fork storm, detach with signals pending, an attach racing a set-user-ID
-exec, a lossless stream read slowly under stops and resumes), one pytest
-test each, and a clean kernel log after them.
+fork storm, attaches and detaches racing fork, detach with signals
+pending, an attach racing a set-user-ID exec, a lossless stream read
+slowly under stops and resumes), one pytest test each, and a clean kernel
+log after them.
 
 --stress-scale multiplies their iterations: 1 in every check (20,000
 fuzzed calls), 50 for qemu/check --stress (1,000,000).

@@ -1098,6 +1098,74 @@ TEST(fork_storm_is_followed_whole)
 }
 
 /*
+ * Attach and detach racing fork: an attach that lands while the parent is
+ * copied, or a detach while the child is made, leaves the child with no
+ * tracing state and off the system call slow path, and the kernel calm.
+ */
+static volatile long *forks_done;
+
+static int fork_loop_fn(void)
+{
+	int status;
+	pid_t pid;
+
+	for (;;) {
+		pid = fork();
+		if (pid == 0)
+			_exit(getppid() > 0 ? 0 : 1);
+		if (pid < 0 || waitpid(pid, &status, 0) != pid ||
+		    !WIFEXITED(status) || WEXITSTATUS(status))
+			return 1;
+		(*forks_done)++;
+	}
+}
+
+TEST(attach_and_detach_racing_fork)
+{
+	__u64 events = UTRACE_EVMASK(UTRACE_EV_SYSCALL_ENTRY) |
+		       UTRACE_EVMASK(UTRACE_EV_CLONE) |
+		       UTRACE_EVMASK(UTRACE_EV_DEATH);
+	int fd = utrace_open(), round, rounds = 200 * stress_scale();
+	char pid_field[64];
+	long before;
+	struct tracee t;
+	__u64 id;
+
+	ASSERT_GE(fd, 0);
+	forks_done = shared_page();
+	t = start_tracee(fork_loop_fn);
+	go(&t);
+	for (round = 0; round < rounds; round++) {
+		struct utrace_detach detach = { .size = sizeof(detach) };
+
+		ASSERT_EQ(0, utrace_attach(fd, t.pid, UTRACE_ATTACH_CHILDREN,
+					   events, events, &id));
+		if (round % 2)
+			usleep(round % 7 * 100);
+		detach.id = id;
+		ASSERT_EQ(0, utrace_ioctl(fd, UTRACE_IOC_DETACH, &detach));
+		if (round % 50 == 0) {
+			/* Children followed meanwhile go with the session. */
+			close(fd);
+			fd = utrace_open();
+			ASSERT_GE(fd, 0);
+		}
+	}
+	close(fd);
+
+	/* Still forking, untraced. */
+	before = *forks_done;
+	for (round = 0; round < 2000 && *forks_done < before + 10; round++)
+		usleep(10000);
+	EXPECT_GE(*forks_done, before + 10);
+	status_field(t.pid, "UtracePid", pid_field, sizeof(pid_field));
+	EXPECT_NE(0, pid_field[0]);
+	EXPECT_EQ(0, atoi(pid_field));
+	printf("# %d attaches racing %ld forks\n", rounds, *forks_done);
+	kill_tracee(&t);
+}
+
+/*
  * Detach with signals pending: one blocked, one ignored, and the one the
  * thread is stopped for.  Afterwards its signal state is that of a twin
  * that was never traced, and it handles what the twin handles.
