@@ -72,8 +72,8 @@ struct utrace_api {
  * struct utrace_attach - attach to a thread or a thread group
  * @size:	sizeof(struct utrace_attach)
  * @flags:	%UTRACE_ATTACH_* bits
- * @tid:	the thread, in the caller's pid namespace; zero (with
- *		%UTRACE_ATTACH_LAUNCH only) for the calling thread
+ * @tid:	the thread, in the pid namespace of the session's opener;
+ *		zero (with %UTRACE_ATTACH_LAUNCH only) for the calling thread
  * @reserved0:	must be zero
  * @events:	the events to report, %UTRACE_EVMASK() bits
  * @nonstop:	the subset of @events that does not stop the thread

@@ -358,6 +358,47 @@ TEST(tids_are_those_of_the_tracers_pid_namespace)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
+/*
+ * A session opened outside a pid namespace and used from inside it: tids
+ * are the opener's, in requests as in records.
+ */
+static int attach_from_inside(int fd, pid_t outer_tid)
+{
+	struct utrace_reader *r = malloc(sizeof(*r));
+	struct utrace_event_header *ev;
+	__u64 id;
+
+	if (getpid() != 1)
+		return 1;
+	if (utrace_attach(fd, outer_tid, UTRACE_ATTACH_STOP, 0, 0, &id))
+		return 2;
+	utrace_reader_init(r, fd);
+	ev = utrace_wait(r, UTRACE_EV_STOP, WAIT_MS);
+	if (!ev)
+		return 3;
+	return ev->id == id && ev->tid == outer_tid ? 0 : 4;
+}
+
+TEST(tids_are_those_of_the_sessions_opener_whoever_asks)
+{
+	struct tracee t = start_tracee(spin_fn);
+	int fd = utrace_open(), status;
+	pid_t pid;
+
+	ASSERT_GE(fd, 0);
+	go(&t);
+	ASSERT_EQ(0, unshare(CLONE_NEWPID));
+	pid = fork();
+	if (pid == 0)
+		_exit(attach_from_inside(fd, t.pid));
+	ASSERT_GT(pid, 0);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	close(fd);
+	kill_tracee(&t);
+}
+
 TEST(api_handshake_comes_first)
 {
 	struct utrace_api api = { .size = sizeof(api), .api = UTRACE_API };
