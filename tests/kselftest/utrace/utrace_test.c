@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -737,6 +738,102 @@ TEST(single_step_moves_one_instruction)
 	ASSERT_EQ(0, utrace_ctl(fd, id, 0, UTRACE_CTL_RESUME, 0));
 	usleep(100000);
 	EXPECT_EQ(0, waitpid(t.pid, NULL, WNOHANG));
+	kill_tracee(&t);
+	close(fd);
+	free(r);
+}
+
+static int spin_ignoring_usr1_fn(void)
+{
+	signal(SIGUSR1, SIG_IGN);
+	return spin_fn();
+}
+
+/*
+ * Whether this CPU's block step crosses a branch, as PTRACE_SINGLEBLOCK
+ * from inside the run of nops shows: QEMU's TCG has no branch trap, and
+ * steps one instruction there.
+ */
+static bool ptrace_blockstep_crosses(void)
+{
+	struct user_regs_struct regs;
+	bool crosses = false;
+	int status, i;
+	pid_t pid;
+
+	pid = fork();
+	if (pid == 0) {
+		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+		raise(SIGSTOP);
+		_exit(spin_fn());
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status))
+		abort();
+	for (i = 0; i < 300; i++) {
+		if (ptrace(PTRACE_GETREGS, pid, NULL, &regs))
+			abort();
+		if (regs.rip >= (uintptr_t)spin_start &&
+		    regs.rip + 8 < (uintptr_t)spin_end)
+			break;
+		ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL);
+		waitpid(pid, &status, 0);
+	}
+	ptrace(PTRACE_SINGLEBLOCK, pid, NULL, NULL);
+	waitpid(pid, &status, 0);
+	if (!ptrace(PTRACE_GETREGS, pid, NULL, &regs))
+		crosses = regs.rip == (uintptr_t)spin_start;
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return crosses;
+}
+
+/*
+ * A report on the way (a signal here) does not make a block step single:
+ * it crosses the branch where ptrace's does.  Under TCG both step one
+ * instruction, so only a CPU with a branch trap can show the difference.
+ */
+TEST(block_step_stays_a_block_step_across_a_report)
+{
+	bool crosses = ptrace_blockstep_crosses();
+	struct utrace_reader *r = malloc(sizeof(*r));
+	__u64 signal = UTRACE_EVMASK(UTRACE_EV_SIGNAL);
+	struct utrace_event_header *ev;
+	struct tracee t = start_tracee(spin_ignoring_usr1_fn);
+	int fd = utrace_open(), i;
+	__u64 id, pc, prev;
+
+	ASSERT_GE(fd, 0);
+	utrace_reader_init(r, fd);
+	go(&t);
+	usleep(100000);
+	ASSERT_EQ(0, utrace_attach(fd, t.pid, UTRACE_ATTACH_STOP, signal,
+				   signal, &id));
+	ev = utrace_wait(r, UTRACE_EV_STOP, WAIT_MS);
+	ASSERT_NE(NULL, ev);
+	pc = ((struct utrace_event_pc *)utrace_body(ev))->pc;
+	/* Step into the run of nops, well before its end. */
+	for (i = 0; i < 300; i++) {
+		if (pc >= (uintptr_t)spin_start && pc + 8 < (uintptr_t)spin_end)
+			break;
+		ASSERT_EQ(0, utrace_ctl(fd, id, 0, UTRACE_CTL_SINGLESTEP, 0));
+		ev = utrace_wait(r, UTRACE_EV_STEP, WAIT_MS);
+		ASSERT_NE(NULL, ev);
+		pc = ((struct utrace_event_pc *)utrace_body(ev))->pc;
+	}
+	ASSERT_LT(pc + 8, (uintptr_t)spin_end);
+	prev = pc;
+
+	/* Reported on the way out: the ignored SIGUSR1, then the branch. */
+	ASSERT_EQ(0, kill(t.pid, SIGUSR1));
+	ASSERT_EQ(0, utrace_ctl(fd, id, 0, UTRACE_CTL_BLOCKSTEP, 0));
+	ev = utrace_wait(r, UTRACE_EV_STEP, WAIT_MS);
+	ASSERT_NE(NULL, ev);
+	pc = ((struct utrace_event_pc *)utrace_body(ev))->pc;
+	if (crosses) {
+		EXPECT_EQ((uintptr_t)spin_start, pc);
+	} else {
+		EXPECT_EQ(prev + 1, pc);
+	}
 	kill_tracee(&t);
 	close(fd);
 	free(r);
