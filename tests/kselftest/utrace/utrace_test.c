@@ -242,6 +242,51 @@ TEST(lossless_stream_waits_for_the_reader)
 	close(fd);
 }
 
+#define SIGNAL_FLOOD 8000
+
+static volatile int usr1_handled;
+
+static void count_usr1(int sig)
+{
+	usr1_handled++;
+}
+
+/* More signals than the queue holds, and not one system call record. */
+static int signal_flood_fn(void)
+{
+	int i;
+
+	signal(SIGUSR1, count_usr1);
+	for (i = 0; i < SIGNAL_FLOOD; i++)
+		raise(SIGUSR1);
+	return usr1_handled == SIGNAL_FLOOD ? 0 : 1;
+}
+
+TEST(lossless_signal_records_wait_for_the_reader_too)
+{
+	__u64 events = UTRACE_EVMASK(UTRACE_EV_SIGNAL) |
+		       UTRACE_EVMASK(UTRACE_EV_DEATH);
+	struct tracee t = start_tracee(signal_flood_fn);
+	__u16 last_type = 0;
+	int fd = utrace_open(), status;
+
+	ASSERT_GE(fd, 0);
+	wait_blocked(&t);
+	ASSERT_EQ(0, utrace_attach(fd, t.pid, UTRACE_ATTACH_LOSSLESS, events,
+				   events, NULL));
+	go(&t);
+	/* Nobody reads: the queue stays at its limit, the tracee waits. */
+	ASSERT_TRUE(lossless_queue_fills(fd));
+	EXPECT_EQ(0, utrace_fdinfo(fd, "utrace-lost:"));
+	EXPECT_EQ(0, waitpid(t.pid, &status, WNOHANG));
+
+	/* Every signal, then the death. */
+	EXPECT_EQ(SIGNAL_FLOOD + 1, read_all_lossless(fd, &last_type));
+	EXPECT_EQ(UTRACE_EV_DEATH, last_type);
+	EXPECT_EQ(0, reap(&t));
+	close(fd);
+}
+
 TEST(lossless_wait_gives_way_to_requests)
 {
 	__u64 events = SYSCALL_STREAM_EVENTS;
