@@ -25,6 +25,7 @@
 #define UTRACE_FEATURE_LOSSLESS		(1ULL << 6) /* UTRACE_ATTACH_LOSSLESS */
 #define UTRACE_FEATURE_SYSCALL_ARCH	(1ULL << 7) /* utrace_syscalls.arch */
 #define UTRACE_FEATURE_SIGINFO		(1ULL << 8) /* UTRACE_IOC_*_SIGINFO */
+#define UTRACE_FEATURE_PIDFD		(1ULL << 9) /* UTRACE_ATTACH_PIDFD */
 #define UTRACE_FEATURES_ALL		(UTRACE_FEATURE_NONSTOP | \
 					 UTRACE_FEATURE_WATCHPOINTS | \
 					 UTRACE_FEATURE_LAUNCH | \
@@ -33,7 +34,8 @@
 					 UTRACE_FEATURE_EXIT_ARGS | \
 					 UTRACE_FEATURE_LOSSLESS | \
 					 UTRACE_FEATURE_SYSCALL_ARCH | \
-					 UTRACE_FEATURE_SIGINFO)
+					 UTRACE_FEATURE_SIGINFO | \
+					 UTRACE_FEATURE_PIDFD)
 
 /*
  * Every request structure starts with its size, so that it can grow: the
@@ -66,14 +68,16 @@ struct utrace_api {
 #define UTRACE_ATTACH_STOP		(1U << 3) /* stop the threads now */
 #define UTRACE_ATTACH_LAUNCH		(1U << 4) /* self, stop at next exec */
 #define UTRACE_ATTACH_LOSSLESS		(1U << 5) /* wait, do not drop */
-#define UTRACE_ATTACH_FLAGS		0x3f
+#define UTRACE_ATTACH_PIDFD		(1U << 6) /* @tid is a pidfd */
+#define UTRACE_ATTACH_FLAGS		0x7f
 
 /**
  * struct utrace_attach - attach to a thread or a thread group
  * @size:	sizeof(struct utrace_attach)
  * @flags:	%UTRACE_ATTACH_* bits
  * @tid:	the thread, in the pid namespace of the session's opener;
- *		zero (with %UTRACE_ATTACH_LAUNCH only) for the calling thread
+ *		zero (with %UTRACE_ATTACH_LAUNCH only) for the calling thread;
+ *		with %UTRACE_ATTACH_PIDFD, a pidfd: its process's leader
  * @reserved0:	must be zero
  * @events:	the events to report, %UTRACE_EVMASK() bits
  * @nonstop:	the subset of @events that does not stop the thread

@@ -929,6 +929,45 @@ TEST(watchpoint_catches_the_write)
 	free(r);
 }
 
+TEST(attach_by_pidfd_names_the_process_not_its_pid)
+{
+	struct utrace_reader *r = malloc(sizeof(*r));
+	struct utrace_event_header *ev;
+	struct tracee t = start_tracee(spin_fn);
+	int fd = utrace_open(), pidfd;
+	__u64 id;
+
+	ASSERT_GE(fd, 0);
+	utrace_reader_init(r, fd);
+	go(&t);
+	pidfd = syscall(SYS_pidfd_open, t.pid, 0);
+	ASSERT_GE(pidfd, 0);
+
+	ASSERT_EQ(0, utrace_attach(fd, pidfd, UTRACE_ATTACH_PIDFD |
+				   UTRACE_ATTACH_STOP, 0, 0, &id));
+	ev = utrace_wait(r, UTRACE_EV_STOP, WAIT_MS);
+	ASSERT_NE(NULL, ev);
+	EXPECT_EQ(id, ev->id);
+	EXPECT_EQ(t.pid, ev->tid);
+
+	/* Not a pidfd; not with LAUNCH, which names the caller. */
+	EXPECT_EQ(-EBADF, utrace_attach(fd, fd, UTRACE_ATTACH_PIDFD, 0, 0,
+					NULL));
+	EXPECT_EQ(-EINVAL, utrace_attach(fd, pidfd, UTRACE_ATTACH_PIDFD |
+					 UTRACE_ATTACH_LAUNCH, 0, 0, NULL));
+
+	/* Reaped, the process is gone for its pidfd, whoever has its pid. */
+	close(fd);
+	kill_tracee(&t);
+	fd = utrace_open();
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(-ESRCH, utrace_attach(fd, pidfd, UTRACE_ATTACH_PIDFD, 0, 0,
+					NULL));
+	close(pidfd);
+	close(fd);
+	free(r);
+}
+
 TEST(new_threads_and_children_are_followed)
 {
 	struct utrace_reader *r = malloc(sizeof(*r));
