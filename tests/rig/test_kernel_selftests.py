@@ -77,3 +77,23 @@ def test_ptrace_vmaccess(kernel_dir):
                                        "global.attach": "not ok"}, output
     assert "attach: Test terminated by timeout" in output, output
     assert status == 1, output
+
+
+def test_seccomp_bpf(kernel_dir, tmp_path):
+    """The seccomp selftests pass, every one of them.
+
+    Their SECCOMP_RET_TRACE cases drive a ptrace tracer through the code
+    the series' seccomp hook sits in (PTRACE_O_TRACESECCOMP stops, skipped
+    and changed calls, the order of seccomp and syscall stops), so they
+    show that ptrace's side of it is unchanged.  A skip is a failure: the
+    test configuration has what they need (CONFIG_CHECKPOINT_RESTORE).
+    """
+    result = run([os.path.join(kernel_dir, "selftests", "seccomp", "seccomp_bpf")],
+                 timeout=900, cwd=tmp_path)
+    output = result.stdout + result.stderr
+    verdicts = tap_verdicts(output)
+    plan = re.search(r"^1\.\.(\d+)$", output, re.M)
+    assert plan and len(verdicts) == int(plan.group(1)), output
+    assert {name: v for name, v in verdicts.items() if v != "ok"} == {}, output
+    assert any(name.startswith("TRACE_syscall.ptrace.") for name in verdicts), output
+    assert result.returncode == 0, output

@@ -26,6 +26,8 @@
 #define UTRACE_FEATURE_SYSCALL_ARCH	(1ULL << 7) /* utrace_syscalls.arch */
 #define UTRACE_FEATURE_SIGINFO		(1ULL << 8) /* UTRACE_IOC_*_SIGINFO */
 #define UTRACE_FEATURE_PIDFD		(1ULL << 9) /* UTRACE_ATTACH_PIDFD */
+#define UTRACE_FEATURE_SECCOMP		(1ULL << 10) /* UTRACE_EV_SECCOMP */
+#define UTRACE_FEATURE_SYSCALL_INFO	(1ULL << 11) /* ..._GET_SYSCALL_INFO */
 #define UTRACE_FEATURES_ALL		(UTRACE_FEATURE_NONSTOP | \
 					 UTRACE_FEATURE_WATCHPOINTS | \
 					 UTRACE_FEATURE_LAUNCH | \
@@ -35,7 +37,9 @@
 					 UTRACE_FEATURE_LOSSLESS | \
 					 UTRACE_FEATURE_SYSCALL_ARCH | \
 					 UTRACE_FEATURE_SIGINFO | \
-					 UTRACE_FEATURE_PIDFD)
+					 UTRACE_FEATURE_PIDFD | \
+					 UTRACE_FEATURE_SECCOMP | \
+					 UTRACE_FEATURE_SYSCALL_INFO)
 
 /*
  * Every request structure starts with its size, so that it can grow: the
@@ -338,6 +342,52 @@ struct utrace_siginfo {
 
 #define UTRACE_SIGINFO_SIZE_VER0	48
 
+/* What a thread stopped at, in struct utrace_syscall_info. */
+#define UTRACE_SYSCALL_INFO_NONE	0 /* no system call stop */
+#define UTRACE_SYSCALL_INFO_ENTRY	1 /* UTRACE_EV_SYSCALL_ENTRY */
+#define UTRACE_SYSCALL_INFO_EXIT	2 /* UTRACE_EV_SYSCALL_EXIT */
+#define UTRACE_SYSCALL_INFO_SECCOMP	3 /* UTRACE_EV_SECCOMP */
+
+/**
+ * struct utrace_syscall_info - the system call a stopped thread is at
+ * @size:	sizeof(struct utrace_syscall_info)
+ * @flags:	zero
+ * @id:		the thread
+ * @op:		out: %UTRACE_SYSCALL_INFO_*, the kind of the stopping record
+ *		the thread is stopped at: a system call's entry or exit, a
+ *		seccomp stop, or %UTRACE_SYSCALL_INFO_NONE for any other
+ * @arch:	out: the AUDIT_ARCH_* value of the thread's system calls
+ * @instruction_pointer: out: the thread's pc
+ * @stack_pointer: out: its user stack pointer
+ * @nr:		out, entry and seccomp: the system call's number
+ * @args:	out, entry and seccomp: its arguments
+ * @rval:	out, exit: its result, or a negative errno
+ * @is_error:	out, exit: 1 if @rval is an error, else 0
+ * @ret_data:	out, seccomp: the %SECCOMP_RET_DATA of the filter's verdict
+ * @reserved:	must be zero
+ *
+ * As PTRACE_GET_SYSCALL_INFO tells it, from the thread's registers as
+ * they are now (the tracer may have changed them since the record); the
+ * fields of other kinds of stops are zero.
+ */
+struct utrace_syscall_info {
+	__u32 size;
+	__u32 flags;
+	__u64 id;
+	__u32 op;
+	__u32 arch;
+	__u64 instruction_pointer;
+	__u64 stack_pointer;
+	__s64 nr;
+	__u64 args[6];
+	__s64 rval;
+	__u32 is_error;
+	__u32 ret_data;
+	__u64 reserved[2];
+};
+
+#define UTRACE_SYSCALL_INFO_SIZE_VER0	128
+
 #define UTRACE_IOC_MAGIC		0xB8
 #define UTRACE_IOC_API		_IOWR(UTRACE_IOC_MAGIC, 0x00, struct utrace_api)
 #define UTRACE_IOC_ATTACH	_IOWR(UTRACE_IOC_MAGIC, 0x01, struct utrace_attach)
@@ -353,6 +403,8 @@ struct utrace_siginfo {
 #define UTRACE_IOC_SET_SYSCALLS	_IOW(UTRACE_IOC_MAGIC, 0x0b, struct utrace_syscalls)
 #define UTRACE_IOC_GET_SIGINFO	_IOWR(UTRACE_IOC_MAGIC, 0x0c, struct utrace_siginfo)
 #define UTRACE_IOC_SET_SIGINFO	_IOWR(UTRACE_IOC_MAGIC, 0x0d, struct utrace_siginfo)
+#define UTRACE_IOC_GET_SYSCALL_INFO \
+	_IOWR(UTRACE_IOC_MAGIC, 0x0e, struct utrace_syscall_info)
 
 /*
  * Event records.  read() returns whole records, each starting with a
@@ -372,7 +424,8 @@ struct utrace_siginfo {
 #define UTRACE_EV_STEP			10 /* a step ended */
 #define UTRACE_EV_BREAKPOINT		11 /* a breakpoint instruction trapped */
 #define UTRACE_EV_WATCHPOINT		12 /* a watchpoint triggered */
-#define UTRACE_EV_MAX			12
+#define UTRACE_EV_SECCOMP		13 /* SECCOMP_RET_TRACE for a call */
+#define UTRACE_EV_MAX			13
 
 #define UTRACE_EVMASK(type)		(1ULL << (type))
 /* The events struct utrace_attach and struct utrace_event_mask can select. */
@@ -385,7 +438,8 @@ struct utrace_siginfo {
 					 UTRACE_EVMASK(UTRACE_EV_SIGNAL) | \
 					 UTRACE_EVMASK(UTRACE_EV_JCTL) | \
 					 UTRACE_EVMASK(UTRACE_EV_BREAKPOINT) | \
-					 UTRACE_EVMASK(UTRACE_EV_WATCHPOINT))
+					 UTRACE_EVMASK(UTRACE_EV_WATCHPOINT) | \
+					 UTRACE_EVMASK(UTRACE_EV_SECCOMP))
 
 /* Flags of struct utrace_event_header. */
 #define UTRACE_EVF_STOPPED		(1U << 0) /* the thread waits for us */
@@ -490,6 +544,18 @@ struct utrace_event_watch {
 	__u64 addr;		/* the watched address */
 	__u32 slot;
 	__u32 reserved;
+};
+
+/*
+ * UTRACE_EV_SECCOMP: a seccomp filter returned SECCOMP_RET_TRACE for the
+ * system call about to be made.  Selecting the event lets the call go on
+ * (without a tracer it fails with ENOSYS), as PTRACE_O_TRACESECCOMP does.
+ */
+struct utrace_event_seccomp {
+	__s64 nr;
+	__u64 args[6];
+	__u32 arch;		/* AUDIT_ARCH_* */
+	__u32 data;		/* SECCOMP_RET_DATA of the filter's verdict */
 };
 
 #endif /* _LINUX_UTRACE_H */

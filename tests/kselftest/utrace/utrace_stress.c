@@ -426,7 +426,7 @@ static size_t fuzz_request(struct fuzzer *f, unsigned int nr, void *req)
 		 * Never LAUNCH: it attaches the fuzzer itself, which its own
 		 * stopping events would then stop for good.
 		 */
-		r->flags = fuzz_below(f, 64) & ~UTRACE_ATTACH_LAUNCH;
+		r->flags = fuzz_below(f, 128) & ~UTRACE_ATTACH_LAUNCH;
 		r->tid = fuzz_tid(f);
 		events = fuzz_events(f);
 		r->events = events;
@@ -527,6 +527,14 @@ static size_t fuzz_request(struct fuzzer *f, unsigned int nr, void *req)
 		r->len = fuzz_len(f);
 		return sizeof(*r);
 	}
+	case _IOC_NR(UTRACE_IOC_GET_SYSCALL_INFO): {
+		struct utrace_syscall_info *r = req;
+
+		r->size = fuzz_size(f, sizeof(*r));
+		r->flags = fuzz_chance(f, 8) ? fuzz_below(f, 4) : 0;
+		r->id = fuzz_id(f);
+		return sizeof(*r);
+	}
 	default:
 		return fuzz_below(f, 128);
 	}
@@ -554,8 +562,10 @@ static void fuzz_one(struct fuzzer *f)
 	}
 
 	nr = fuzz_chance(f, 20) ? fuzz_below(f, 256) :
-					 fuzz_below(f, _IOC_NR(UTRACE_IOC_SET_SIGINFO) + 1);
+					 fuzz_below(f, _IOC_NR(UTRACE_IOC_GET_SYSCALL_INFO) + 1);
 	/* Room for the biggest request: it ends where the guard page begins. */
+	_Static_assert(sizeof(struct utrace_syscall_info) <= 128,
+		       "the biggest request fits the fuzzer's 128 bytes");
 	req = f->page + 4096 - 128;
 	memset(req, 0, 128);
 	size = fuzz_request(f, nr, req);

@@ -25,6 +25,8 @@
 #include <sys/wait.h>
 
 #include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 
 #include "kselftest_harness.h"
 #include "utrace_util.h"
@@ -1570,6 +1572,266 @@ TEST(reused_syscall_records_carry_nothing_of_their_last_use)
 	EXPECT_EQ(REUSE_CALLS, entries);
 	EXPECT_EQ(REUSE_CALLS, exits);
 	EXPECT_EQ(0, reap(&t));
+	close(fd);
+	free(r);
+}
+
+/*
+ * Install a seccomp filter whose verdict for getppid() is
+ * SECCOMP_RET_TRACE with data SECCOMP_TEST_DATA; other calls are allowed.
+ */
+#define SECCOMP_TEST_DATA	0x42
+#define SECCOMP_SKIPPED_RET	4321
+
+static int trace_getppid_by_seccomp(void)
+{
+	struct sock_filter filter[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K,
+			 SECCOMP_RET_TRACE | SECCOMP_TEST_DATA),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {
+		.len = sizeof(filter) / sizeof(filter[0]),
+		.filter = filter,
+	};
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+}
+
+/*
+ * Two getppid() calls under the filter: the first is let through by the
+ * tracer, the second skipped with SECCOMP_SKIPPED_RET as its result.
+ * Exit 0 if both came out so, else a code that tells which did not.
+ */
+static int seccomp_traced_fn(void)
+{
+	long ppid = getppid(), first, second;
+
+	if (trace_getppid_by_seccomp())
+		return 10;
+	first = syscall(SYS_getppid);
+	second = syscall(SYS_getppid);
+	return (first == ppid ? 0 : 1) + (second == SECCOMP_SKIPPED_RET ? 0 : 2);
+}
+
+/* Without a tracer for the verdict, the call fails with ENOSYS. */
+static int seccomp_untraced_fn(void)
+{
+	if (trace_getppid_by_seccomp())
+		return 10;
+	return syscall(SYS_getppid) == -1 && errno == ENOSYS ? 0 : 1;
+}
+
+static int utrace_syscall_info(int fd, __u64 id,
+			       struct utrace_syscall_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	info->id = id;
+	return utrace_ioctl(fd, UTRACE_IOC_GET_SYSCALL_INFO, info);
+}
+
+/* The next stopping seccomp record: checked, with the stop's details. */
+static struct utrace_event_header *
+expect_seccomp_stop(struct __test_metadata *_metadata, struct utrace_reader *r,
+		    int fd, __u64 id, struct user_regs_struct *regs)
+{
+	struct utrace_event_header *ev = utrace_wait(r, UTRACE_EV_SECCOMP,
+						     WAIT_MS);
+	struct utrace_event_seccomp *sc;
+	struct utrace_syscall_info info;
+
+	if (!ev)
+		return NULL;
+	sc = utrace_body(ev);
+	EXPECT_EQ(UTRACE_EVF_STOPPED, ev->flags);
+	EXPECT_EQ(SYS_getppid, sc->nr);
+	EXPECT_EQ(AUDIT_ARCH_X86_64, sc->arch);
+	EXPECT_EQ(SECCOMP_TEST_DATA, sc->data);
+
+	EXPECT_EQ(0, utrace_regs(fd, id, UTRACE_IOC_GET_REGSET, NT_PRSTATUS,
+				 regs, sizeof(*regs), NULL));
+	EXPECT_EQ(0, utrace_syscall_info(fd, id, &info));
+	EXPECT_EQ(UTRACE_SYSCALL_INFO_SECCOMP, info.op);
+	EXPECT_EQ(AUDIT_ARCH_X86_64, info.arch);
+	EXPECT_EQ(SYS_getppid, info.nr);
+	EXPECT_EQ(SECCOMP_TEST_DATA, info.ret_data);
+	EXPECT_EQ(regs->rip, info.instruction_pointer);
+	EXPECT_EQ(regs->rsp, info.stack_pointer);
+	return ev;
+}
+
+/*
+ * A SECCOMP_RET_TRACE verdict is the tracer's to decide, as under ptrace
+ * with PTRACE_O_TRACESECCOMP: the thread stops with the call and the
+ * filter's data, a call let through is made, and one whose number the
+ * tracer set to -1 is skipped with the result the tracer chose.
+ */
+TEST(seccomp_trace_verdicts_stop_for_the_tracer)
+{
+	struct utrace_reader *r = malloc(sizeof(*r));
+	struct user_regs_struct regs;
+	struct tracee t = start_tracee(seccomp_traced_fn);
+	__u64 id, events = UTRACE_EVMASK(UTRACE_EV_SECCOMP) |
+			   UTRACE_EVMASK(UTRACE_EV_DEATH);
+	int fd = utrace_open();
+
+	ASSERT_GE(fd, 0);
+	utrace_reader_init(r, fd);
+	ASSERT_EQ(0, utrace_attach(fd, t.pid, 0, events,
+				   UTRACE_EVMASK(UTRACE_EV_DEATH), &id));
+	go(&t);
+
+	ASSERT_NE(NULL, expect_seccomp_stop(_metadata, r, fd, id, &regs));
+	ASSERT_EQ(0, utrace_ctl(fd, id, 0, UTRACE_CTL_RESUME, 0));
+
+	ASSERT_NE(NULL, expect_seccomp_stop(_metadata, r, fd, id, &regs));
+	regs.orig_rax = -1;
+	regs.rax = SECCOMP_SKIPPED_RET;
+	ASSERT_EQ(0, utrace_regs(fd, id, UTRACE_IOC_SET_REGSET, NT_PRSTATUS,
+				 &regs, sizeof(regs), NULL));
+	ASSERT_EQ(0, utrace_ctl(fd, id, 0, UTRACE_CTL_RESUME, 0));
+
+	EXPECT_NE(NULL, utrace_wait(r, UTRACE_EV_DEATH, WAIT_MS));
+	EXPECT_EQ(0, reap(&t));
+	close(fd);
+	free(r);
+}
+
+/*
+ * A tracer that does not select seccomp stops changes nothing: the call
+ * fails with ENOSYS, as it does untraced.
+ */
+TEST(seccomp_trace_verdicts_fail_unless_selected)
+{
+	struct utrace_reader *r = malloc(sizeof(*r));
+	struct tracee t = start_tracee(seccomp_untraced_fn);
+	__u64 id;
+	int fd = utrace_open();
+
+	ASSERT_GE(fd, 0);
+	utrace_reader_init(r, fd);
+	ASSERT_EQ(0, utrace_attach(fd, t.pid, 0, SYSCALL_STREAM_EVENTS,
+				   SYSCALL_STREAM_EVENTS, &id));
+	go(&t);
+	EXPECT_NE(NULL, utrace_wait(r, UTRACE_EV_DEATH, WAIT_MS));
+	EXPECT_EQ(0, reap(&t));
+	close(fd);
+	free(r);
+}
+
+/*
+ * PTRACE_GET_SYSCALL_INFO's account of each stop: the entry's call and
+ * arguments, the exit's result and whether it is an error, the registers'
+ * pc and stack pointer, and nothing of a call at a stop of another kind.
+ */
+TEST(syscall_info_tells_each_kind_of_stop)
+{
+	struct utrace_reader *r = malloc(sizeof(*r));
+	struct utrace_event_header *ev;
+	struct utrace_event_syscall *sc;
+	struct utrace_syscall_info info;
+	struct user_regs_struct regs;
+	struct tracee t = start_tracee(syscalls_fn);
+	int saw_write_entry = 0, saw_write_exit = 0, saw_getppid_exit = 0;
+	__u64 id, events = SYSCALL_STREAM_EVENTS;
+	int fd = utrace_open();
+
+	ASSERT_GE(fd, 0);
+	utrace_reader_init(r, fd);
+	ASSERT_EQ(0, utrace_attach(fd, t.pid, 0, events,
+				   UTRACE_EVMASK(UTRACE_EV_DEATH), &id));
+	/* Not stopped yet: no stop to tell of. */
+	EXPECT_EQ(-EBUSY, utrace_syscall_info(fd, id, &info));
+	go(&t);
+	while ((ev = utrace_next(r, WAIT_MS)) && ev->type != UTRACE_EV_DEATH) {
+		ASSERT_EQ(UTRACE_EVF_STOPPED, ev->flags);
+		sc = utrace_body(ev);
+		ASSERT_EQ(0, utrace_regs(fd, id, UTRACE_IOC_GET_REGSET,
+					 NT_PRSTATUS, &regs, sizeof(regs),
+					 NULL));
+		ASSERT_EQ(0, utrace_syscall_info(fd, id, &info));
+		EXPECT_EQ(AUDIT_ARCH_X86_64, info.arch);
+		EXPECT_EQ(regs.rip, info.instruction_pointer);
+		EXPECT_EQ(regs.rsp, info.stack_pointer);
+		EXPECT_EQ(0, info.ret_data);
+		if (ev->type == UTRACE_EV_SYSCALL_ENTRY) {
+			EXPECT_EQ(UTRACE_SYSCALL_INFO_ENTRY, info.op);
+			EXPECT_EQ(sc->nr, info.nr);
+			EXPECT_EQ(0, memcmp(sc->args, info.args,
+					    sizeof(info.args)));
+			EXPECT_EQ(0, info.rval);
+			if (info.nr == SYS_write) {
+				EXPECT_EQ((__u64)-1, info.args[0]);
+				EXPECT_EQ(7, info.args[2]);
+				saw_write_entry = 1;
+			}
+		} else {
+			ASSERT_EQ(UTRACE_EV_SYSCALL_EXIT, ev->type);
+			EXPECT_EQ(UTRACE_SYSCALL_INFO_EXIT, info.op);
+			EXPECT_EQ(0, info.nr);
+			EXPECT_EQ(sc->ret, info.rval);
+			EXPECT_EQ(sc->ret < 0 && sc->ret >= -4095, info.is_error);
+			if (sc->nr == SYS_write) {
+				EXPECT_EQ(-EBADF, info.rval);
+				EXPECT_EQ(1, info.is_error);
+				saw_write_exit = 1;
+			}
+			if (sc->nr == SYS_getppid) {
+				EXPECT_EQ(getpid(), info.rval);
+				EXPECT_EQ(0, info.is_error);
+				saw_getppid_exit = 1;
+			}
+		}
+		ASSERT_EQ(0, utrace_ctl(fd, id, 0, UTRACE_CTL_RESUME, 0));
+	}
+	ASSERT_NE(NULL, ev);
+	EXPECT_TRUE(saw_write_entry);
+	EXPECT_TRUE(saw_write_exit);
+	EXPECT_TRUE(saw_getppid_exit);
+	EXPECT_EQ(0, reap(&t));
+	close(fd);
+	free(r);
+}
+
+TEST(syscall_info_at_a_requested_stop_has_no_call)
+{
+	struct utrace_reader *r = malloc(sizeof(*r));
+	struct utrace_syscall_info info;
+	struct utrace_event_header *ev;
+	struct tracee t = start_tracee(spin_fn);
+	__u64 id;
+	int fd = utrace_open();
+
+	ASSERT_GE(fd, 0);
+	utrace_reader_init(r, fd);
+	go(&t);
+	usleep(100000);
+	ASSERT_EQ(0, utrace_attach(fd, t.pid, UTRACE_ATTACH_STOP, 0, 0, &id));
+	ev = utrace_wait(r, UTRACE_EV_STOP, WAIT_MS);
+	ASSERT_NE(NULL, ev);
+	ASSERT_EQ(0, utrace_syscall_info(fd, id, &info));
+	EXPECT_EQ(UTRACE_SYSCALL_INFO_NONE, info.op);
+	EXPECT_EQ(AUDIT_ARCH_X86_64, info.arch);
+	EXPECT_EQ(((struct utrace_event_pc *)utrace_body(ev))->pc,
+		  info.instruction_pointer);
+	EXPECT_NE(0, info.stack_pointer);
+	EXPECT_EQ(0, info.nr);
+	EXPECT_EQ(0, info.rval);
+
+	info.flags = 1;
+	EXPECT_EQ(-EINVAL, utrace_ioctl(fd, UTRACE_IOC_GET_SYSCALL_INFO,
+					&info));
+	info.flags = 0;
+	info.reserved[1] = 1;
+	EXPECT_EQ(-EINVAL, utrace_ioctl(fd, UTRACE_IOC_GET_SYSCALL_INFO,
+					&info));
+	kill_tracee(&t);
 	close(fd);
 	free(r);
 }
