@@ -39,6 +39,23 @@ def test_exclusive_attach_refuses_a_second_matching_engine(session, start_tracee
     other(f"attach {tracee.pid} exclusive")
 
 
+def test_an_observer_neither_stops_nor_changes_the_thread(session, start_tracee):
+    """An observer's stop and step requests are refused, and its answers
+    change nothing: the signal it would suppress is delivered."""
+    s = session()
+    tracee = start_tracee("signals")
+    s.attach(tracee.pid, "signal", reply="resume sig=ign", observer=True)
+    for action in ("stop", "interrupt", "singlestep", "blockstep"):
+        assert s.error(f"control 0 {action}") == errno.EPERM, action
+    s("control 0 report")
+    tracee.go()
+    facts = tracee.facts()
+    assert tracee.wait() == 0
+    assert facts["usr1_handled"] == "1"
+    usr1 = s.wait_for("signal", signo=signal.SIGUSR1)
+    assert usr1["sigaction"] == "deliver"
+
+
 def test_step_needs_quiesce(session, start_tracee):
     tracee = start_tracee("block")
     s = session()
@@ -174,20 +191,87 @@ def setuid_root_copy(tracee_program):
     os.unlink(path)
 
 
-def test_setuid_exec_under_an_engine_gains_no_privilege(
-        session, start_tracee, setuid_root_copy):
-    # Untraced, the copy does run as root...
+CAP_SYS_PTRACE = 19
+
+
+def without_cap_sys_ptrace(action):
+    """Run action() in a child process whose credentials lack
+    CAP_SYS_PTRACE, as an unprivileged tracer's would; engines it attaches
+    record those credentials as their tracer's."""
+    pid = os.fork()
+    if pid == 0:
+        status = 1
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3
+            data = (ctypes.c_uint32 * 6)()
+            if libc.capget(header, data) == 0:
+                # The low words of effective and permitted.
+                data[0] &= ~(1 << CAP_SYS_PTRACE)
+                data[1] &= ~(1 << CAP_SYS_PTRACE)
+                if libc.capset(header, data) == 0:
+                    action()
+                    status = 0
+        finally:
+            os._exit(status)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
+def setuid_exec_facts(session, start_tracee, setuid_root_copy, attach):
+    tracee = start_tracee("exec", setuid_root_copy, "ids", user=NOBODY)
+    s = session()
+    attach(s, tracee.pid)
+    s("events 0 exec")
+    tracee.go()
+    s.wait_for("exec", file=setuid_root_copy)
+    facts = tracee.facts()
+    assert tracee.wait() == 0
+    return facts
+
+
+def test_setuid_exec_privilege_under_engines(session, start_tracee, setuid_root_copy):
+    """As under ptrace: no privilege under an engine that could control the
+    thread, unless its tracer has CAP_SYS_PTRACE; an observer's leaves it."""
+    root = {"uid": str(NOBODY), "euid": "0"}
+    nobody = {"uid": str(NOBODY), "euid": str(NOBODY)}
+    # Untraced, the copy does run as root.
     untraced = subprocess.run([setuid_root_copy, "ids"], user=NOBODY,
                               capture_output=True, text=True, check=True)
     assert untraced.stdout.split() == [f"uid={NOBODY}", "euid=0"]
-    # ...but not with an engine attached, as under ptrace (LSM_UNSAFE_PTRACE).
+    # An engine of a tracer without CAP_SYS_PTRACE: LSM_UNSAFE_PTRACE and
+    # NO_NEW_PRIVS, the program keeps its caller's credentials.
+    assert setuid_exec_facts(
+        session, start_tracee, setuid_root_copy,
+        lambda s, pid: without_cap_sys_ptrace(lambda: s(f"attach {pid}"))) == nobody
+    # With CAP_SYS_PTRACE, as ptracer_capable() allows a ptracer.
+    assert setuid_exec_facts(
+        session, start_tracee, setuid_root_copy,
+        lambda s, pid: s(f"attach {pid}")) == root
+    # An observer, capable or not, changes nothing.
+    assert setuid_exec_facts(
+        session, start_tracee, setuid_root_copy,
+        lambda s, pid: without_cap_sys_ptrace(
+            lambda: s(f"attach {pid} observer"))) == root
+
+
+def test_an_observer_without_cap_sys_ptrace_is_detached_by_a_privileged_exec(
+        session, start_tracee, setuid_root_copy):
     tracee = start_tracee("exec", setuid_root_copy, "ids", user=NOBODY)
     s = session()
-    s.attach(tracee.pid, "exec")
+    without_cap_sys_ptrace(lambda: s(f"attach {tracee.pid} observer"))
+    s("events 0 exec,death")
+    s(f"attach {tracee.pid} observer")
+    s("events 1 exec,death")
     tracee.go()
-    s.wait_for("exec", file=setuid_root_copy)
-    assert tracee.facts() == {"uid": str(NOBODY), "euid": str(NOBODY)}
+    # Both see the exec; only the capable one is still there for the death.
+    s.wait_for("exec", engine=0, file=setuid_root_copy)
+    s.wait_for("exec", engine=1, file=setuid_root_copy)
+    assert tracee.facts() == {"uid": str(NOBODY), "euid": "0"}
     assert tracee.wait() == 0
+    s.wait_for("death", engine=1)
+    assert s.events(0, "death") == []
+    assert s.error("control 0 resume") == errno.ESRCH
 
 
 def test_stop_of_a_thread_in_a_job_control_stop(session, start_tracee):

@@ -62,9 +62,10 @@ class UtraceSession:
             self(command)
         return failure.value.errno
 
-    def attach(self, tid, events, reply="resume", exclusive=False):
+    def attach(self, tid, events, reply="resume", exclusive=False, observer=False):
         engine = sum(1 for _ in getattr(self, "_engines", []))
-        self(f"attach {tid}" + (" exclusive" if exclusive else ""))
+        self(f"attach {tid}" + (" exclusive" if exclusive else "")
+             + (" observer" if observer else ""))
         self._engines = getattr(self, "_engines", []) + [tid]
         self(f"events {engine} {events}")
         self(f"reply {engine} {reply}")

@@ -28,6 +28,7 @@
 #define UTRACE_FEATURE_PIDFD		(1ULL << 9) /* UTRACE_ATTACH_PIDFD */
 #define UTRACE_FEATURE_SECCOMP		(1ULL << 10) /* UTRACE_EV_SECCOMP */
 #define UTRACE_FEATURE_SYSCALL_INFO	(1ULL << 11) /* ..._GET_SYSCALL_INFO */
+#define UTRACE_FEATURE_OBSERVE		(1ULL << 12) /* UTRACE_ATTACH_OBSERVE */
 #define UTRACE_FEATURES_ALL		(UTRACE_FEATURE_NONSTOP | \
 					 UTRACE_FEATURE_WATCHPOINTS | \
 					 UTRACE_FEATURE_LAUNCH | \
@@ -39,7 +40,8 @@
 					 UTRACE_FEATURE_SIGINFO | \
 					 UTRACE_FEATURE_PIDFD | \
 					 UTRACE_FEATURE_SECCOMP | \
-					 UTRACE_FEATURE_SYSCALL_INFO)
+					 UTRACE_FEATURE_SYSCALL_INFO | \
+					 UTRACE_FEATURE_OBSERVE)
 
 /*
  * Every request structure starts with its size, so that it can grow: the
@@ -73,7 +75,8 @@ struct utrace_api {
 #define UTRACE_ATTACH_LAUNCH		(1U << 4) /* self, stop at next exec */
 #define UTRACE_ATTACH_LOSSLESS		(1U << 5) /* wait, do not drop */
 #define UTRACE_ATTACH_PIDFD		(1U << 6) /* @tid is a pidfd */
-#define UTRACE_ATTACH_FLAGS		0x7f
+#define UTRACE_ATTACH_OBSERVE		(1U << 7) /* watch only, never stop */
+#define UTRACE_ATTACH_FLAGS		0xff
 
 /**
  * struct utrace_attach - attach to a thread or a thread group
@@ -91,6 +94,14 @@ struct utrace_api {
  * Threads are named by 64-bit ids, never reused, and unique across
  * sessions: a tid that dies and comes back names another thread, with
  * another id, and an id from another session names nothing in this one.
+ *
+ * With %UTRACE_ATTACH_OBSERVE the session only watches: every event in
+ * @events must be in @nonstop too, and be one of
+ * %UTRACE_EVENTS_OBSERVABLE; the threads are never stopped, and may be
+ * observed by other sessions and traced by ptrace or a controlling
+ * session meanwhile.  A set-user-ID exec gains its privileges as if
+ * untraced, and then ends the observation with a %UTRACE_EV_DETACHED
+ * record, unless the observer has CAP_SYS_PTRACE.
  */
 struct utrace_attach {
 	__u32 size;
@@ -425,7 +436,8 @@ struct utrace_syscall_info {
 #define UTRACE_EV_BREAKPOINT		11 /* a breakpoint instruction trapped */
 #define UTRACE_EV_WATCHPOINT		12 /* a watchpoint triggered */
 #define UTRACE_EV_SECCOMP		13 /* SECCOMP_RET_TRACE for a call */
-#define UTRACE_EV_MAX			13
+#define UTRACE_EV_DETACHED		14 /* the kernel ended the tracing */
+#define UTRACE_EV_MAX			14
 
 #define UTRACE_EVMASK(type)		(1ULL << (type))
 /* The events struct utrace_attach and struct utrace_event_mask can select. */
@@ -440,6 +452,15 @@ struct utrace_syscall_info {
 					 UTRACE_EVMASK(UTRACE_EV_BREAKPOINT) | \
 					 UTRACE_EVMASK(UTRACE_EV_WATCHPOINT) | \
 					 UTRACE_EVMASK(UTRACE_EV_SECCOMP))
+/* Those an observer (%UTRACE_ATTACH_OBSERVE) can select. */
+#define UTRACE_EVENTS_OBSERVABLE	(UTRACE_EVMASK(UTRACE_EV_EXEC) | \
+					 UTRACE_EVMASK(UTRACE_EV_CLONE) | \
+					 UTRACE_EVMASK(UTRACE_EV_EXIT) | \
+					 UTRACE_EVMASK(UTRACE_EV_DEATH) | \
+					 UTRACE_EVMASK(UTRACE_EV_SYSCALL_ENTRY) | \
+					 UTRACE_EVMASK(UTRACE_EV_SYSCALL_EXIT) | \
+					 UTRACE_EVMASK(UTRACE_EV_SIGNAL) | \
+					 UTRACE_EVMASK(UTRACE_EV_JCTL))
 
 /* Flags of struct utrace_event_header. */
 #define UTRACE_EVF_STOPPED		(1U << 0) /* the thread waits for us */
@@ -556,6 +577,18 @@ struct utrace_event_seccomp {
 	__u64 args[6];
 	__u32 arch;		/* AUDIT_ARCH_* */
 	__u32 data;		/* SECCOMP_RET_DATA of the filter's verdict */
+};
+
+/*
+ * UTRACE_EV_DETACHED: the thread's last record in the session, which no
+ * longer traces it: an observer's thread exec'd a program that gained
+ * privileges.  Always sent, selected or not.
+ */
+#define UTRACE_DETACHED_PRIVILEGED_EXEC	1
+
+struct utrace_event_detached {
+	__u32 reason;		/* UTRACE_DETACHED_* */
+	__u32 reserved;
 };
 
 #endif /* _LINUX_UTRACE_H */

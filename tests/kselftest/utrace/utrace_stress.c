@@ -40,14 +40,6 @@ static int stress_scale(void)
 	return scale > 0 ? scale : 1;
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
 /* Shared with the tracees, which fork from the test. */
 static void *shared_page(void)
 {
@@ -426,7 +418,7 @@ static size_t fuzz_request(struct fuzzer *f, unsigned int nr, void *req)
 		 * Never LAUNCH: it attaches the fuzzer itself, which its own
 		 * stopping events would then stop for good.
 		 */
-		r->flags = fuzz_below(f, 128) & ~UTRACE_ATTACH_LAUNCH;
+		r->flags = fuzz_below(f, 256) & ~UTRACE_ATTACH_LAUNCH;
 		r->tid = fuzz_tid(f);
 		events = fuzz_events(f);
 		r->events = events;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/utrace.h>
@@ -140,6 +141,15 @@ static inline int utrace_siginfo(int fd, __u64 id, unsigned long cmd,
 	if (!ret && done)
 		*done = req.len;
 	return ret;
+}
+
+/* CLOCK_MONOTONIC in milliseconds. */
+static inline long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
 /* The non-stopping records the device queues before it drops (or waits). */
