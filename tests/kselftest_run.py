@@ -29,10 +29,10 @@ def tap_verdicts(output):
 
 
 class Selftest:
-    """The TEST()s of tests/kselftest/utrace/NAME.c and the built NAME."""
+    """The TEST()s of tests/kselftest/FOLDER/NAME.c and the built NAME."""
 
-    def __init__(self, name):
-        self.source = os.path.join(TOP, "tests", "kselftest", "utrace", f"{name}.c")
+    def __init__(self, name, folder="utrace"):
+        self.source = os.path.join(TOP, "tests", "kselftest", folder, f"{name}.c")
         self.binary = os.path.join(BUILD, "tests", "kselftest", name)
         with open(self.source) as source:
             self.names = re.findall(r"^TEST\((\w+)\)", source.read(), re.M)

@@ -6,9 +6,14 @@
 #ifndef UTRACE_TRACEE_H
 #define UTRACE_TRACEE_H
 
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 struct tracee {
 	pid_t pid;
