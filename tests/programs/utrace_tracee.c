@@ -81,6 +81,41 @@ static int mode_signals(void)
 	return 0;
 }
 
+static int rt_order[3], rt_seen;
+
+static void on_rt(int sig __attribute__((unused)), siginfo_t *info,
+		  void *ucontext __attribute__((unused)))
+{
+	if (rt_seen < 3)
+		rt_order[rt_seen++] = info->si_value.sival_int;
+}
+
+/*
+ * Three SIGRTMIN values queued to this thread while blocked, then
+ * unblocked: POSIX says they are delivered in the order they were sent,
+ * whatever a tracer does.  (Thread-directed, so all three share the queue
+ * a signal held back goes to.)
+ */
+static int mode_rt_order(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_rt, .sa_flags = SA_SIGINFO };
+	sigset_t rt;
+	int i;
+
+	sigaction(SIGRTMIN, &sa, NULL);
+	sigemptyset(&rt);
+	sigaddset(&rt, SIGRTMIN);
+	sigprocmask(SIG_BLOCK, &rt, NULL);
+	wait_for_go();
+	for (i = 1; i <= 3; i++)
+		pthread_sigqueue(pthread_self(), SIGRTMIN,
+				 (union sigval){ .sival_int = i });
+	sigprocmask(SIG_UNBLOCK, &rt, NULL);
+	printf("rt_order=%d,%d,%d\n", rt_order[0], rt_order[1], rt_order[2]);
+	fflush(stdout);
+	return 0;
+}
+
 /*
  * Spin in a run of one-byte nops, so that any single step from inside the
  * run moves the instruction pointer by exactly one.
@@ -208,6 +243,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "signals"))
 		return mode_signals();
+	if (!strcmp(mode, "rt-order"))
+		return mode_rt_order();
 
 	wait_for_go();
 	if (!strcmp(mode, "syscalls"))

@@ -156,6 +156,23 @@ def test_signal_suppressed_by_engine(session, start_tracee):
     assert any(line.get("signo") == str(SIGUSR1) for line in s.events(0, "signal"))
 
 
+def test_a_held_signal_keeps_its_place_in_the_queue(session, start_tracee):
+    """UTRACE_SIGNAL_HOLD puts the signal back where it was: three
+    real-time signals, the first held once, still arrive in the order
+    they were sent, as POSIX wants."""
+    s = session()
+    tracee = start_tracee("rt-order")
+    s.attach(tracee.pid, "signal", reply="resume hold")
+    tracee.go()
+    facts = tracee.facts()
+    assert tracee.wait() == 0
+    assert facts["rt_order"] == "1,2,3"
+    # The first one was reported twice: held, then delivered.
+    rt = [line for line in s.events(0, "signal")
+          if line.get("signo") == str(signal.SIGRTMIN)]
+    assert len(rt) == 4
+
+
 def test_job_control_stop_reported(session, start_tracee):
     s = session()
     tracee = start_tracee("block")
