@@ -29,6 +29,7 @@
 #define UTRACE_FEATURE_SECCOMP		(1ULL << 10) /* UTRACE_EV_SECCOMP */
 #define UTRACE_FEATURE_SYSCALL_INFO	(1ULL << 11) /* ..._GET_SYSCALL_INFO */
 #define UTRACE_FEATURE_OBSERVE		(1ULL << 12) /* UTRACE_ATTACH_OBSERVE */
+#define UTRACE_FEATURE_CHILD_PIDFD	(1ULL << 13) /* ..._ATTACH_CHILD_PIDFD */
 #define UTRACE_FEATURES_ALL		(UTRACE_FEATURE_NONSTOP | \
 					 UTRACE_FEATURE_WATCHPOINTS | \
 					 UTRACE_FEATURE_LAUNCH | \
@@ -41,7 +42,8 @@
 					 UTRACE_FEATURE_PIDFD | \
 					 UTRACE_FEATURE_SECCOMP | \
 					 UTRACE_FEATURE_SYSCALL_INFO | \
-					 UTRACE_FEATURE_OBSERVE)
+					 UTRACE_FEATURE_OBSERVE | \
+					 UTRACE_FEATURE_CHILD_PIDFD)
 
 /*
  * Every request structure starts with its size, so that it can grow: the
@@ -76,7 +78,8 @@ struct utrace_api {
 #define UTRACE_ATTACH_LOSSLESS		(1U << 5) /* wait, do not drop */
 #define UTRACE_ATTACH_PIDFD		(1U << 6) /* @tid is a pidfd */
 #define UTRACE_ATTACH_OBSERVE		(1U << 7) /* watch only, never stop */
-#define UTRACE_ATTACH_FLAGS		0xff
+#define UTRACE_ATTACH_CHILD_PIDFD	(1U << 8) /* pidfds in clone records */
+#define UTRACE_ATTACH_FLAGS		0x1ff
 
 /**
  * struct utrace_attach - attach to a thread or a thread group
@@ -504,12 +507,21 @@ struct utrace_event_exec {
 	__u32 name_len;		/* strlen() of the file name */
 };
 
-/* UTRACE_EV_CLONE */
+/*
+ * UTRACE_EV_CLONE.  With %UTRACE_ATTACH_CHILD_PIDFD, the record of a new
+ * process (not a thread) carries a pidfd for it, made in the reader's
+ * file table by the read() that hands the record out (O_CLOEXEC): it
+ * names that process whatever becomes of its pid.  Else, or for a thread,
+ * @child_pidfd is -1; -ESRCH if the process was gone by the read, or
+ * another negative errno if the pidfd could not be made.
+ */
 struct utrace_event_clone {
 	__u64 flags;		/* CLONE_* flags, with the exit signal */
 	__u64 child_id;		/* the child's id, if it was attached, or 0 */
 	__s32 child_tid;
 	__u32 child_flags;	/* UTRACE_CLONE_* */
+	__s32 child_pidfd;
+	__u32 reserved;
 };
 
 /*

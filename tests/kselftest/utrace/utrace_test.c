@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 
 #include <linux/audit.h>
+#include <linux/userfaultfd.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 
@@ -645,51 +646,40 @@ static void *long_read_fn(void *arg)
 }
 
 /*
- * Stop a tracee, read LONG_READ bytes of it from another thread, and
- * SIGKILL the tracee once the first page has been copied.  Returns false
- * if something failed; the read's outcome is in @lr.
+ * Our copy of the tracee's memory is to fault on its second page into a
+ * userfaultfd that holds the transfer there: one page done, the tracee
+ * still stopped, while the test kills it.
  */
-static bool kill_during_a_long_read(struct __test_metadata *_metadata,
-				    struct long_read *lr)
+static int hold_faults_in(void *addr, size_t len)
 {
-	struct utrace_reader *r = malloc(sizeof(*r));
-	volatile char *first = lr->to;
-	pthread_t reader;
-	struct tracee t;
-	long long until;
-	int status;
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = {
+		.range = { .start = (uintptr_t)addr, .len = len },
+		.mode = UFFDIO_REGISTER_MODE_MISSING,
+	};
+	int uffd = syscall(SYS_userfaultfd, O_CLOEXEC);
 
-	lr->ret = 1;
-	lr->done = 0;
-	memset(lr->to, 0, getpagesize());
-	utrace_reader_init(r, lr->fd);
-	t = start_tracee(spin_fn);
-	go(&t);
-	usleep(100000);
-	if (utrace_attach(lr->fd, t.pid, UTRACE_ATTACH_STOP, 0, 0, &lr->id) ||
-	    !utrace_wait(r, UTRACE_EV_STOP, WAIT_MS))
-		return false;
-	free(r);
-
-	if (pthread_create(&reader, NULL, long_read_fn, lr))
-		return false;
-	/* Watch for the first page without sleeping: the copy is quick. */
-	until = now_ms() + WAIT_MS;
-	while (*first != 0x5a && now_ms() < until)
-		;
-	EXPECT_EQ(0x5a, *first);
-	EXPECT_EQ(0, kill(t.pid, SIGKILL));
-	EXPECT_EQ(t.pid, waitpid(t.pid, &status, 0));
-	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-	close(t.go);
-	return pthread_join(reader, NULL) == 0;
+	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api) ||
+	    ioctl(uffd, UFFDIO_REGISTER, &reg))
+		return -1;
+	return uffd;
 }
 
-/* SIGKILL ends a stop at once, even while the tracer copies memory. */
+/*
+ * SIGKILL ends a stop at once, even while the tracer copies memory: the
+ * transfer, held by a userfaultfd after its first page, is let go only
+ * once the tracee is killed, and must then stop short.
+ */
 TEST(sigkill_ends_a_stop_during_a_long_memory_read)
 {
+	struct utrace_reader *r = malloc(sizeof(*r));
+	size_t page = getpagesize();
+	struct uffdio_range all;
+	struct uffd_msg msg;
 	struct long_read lr;
-	int round;
+	pthread_t reader;
+	struct tracee t;
+	int uffd, status;
 
 	lr.fd = utrace_open();
 	ASSERT_GE(lr.fd, 0);
@@ -700,30 +690,48 @@ TEST(sigkill_ends_a_stop_during_a_long_memory_read)
 		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, lr.from);
 	ASSERT_NE(MAP_FAILED, lr.to);
-	memset(lr.from, 0x5a, getpagesize());
+	memset(lr.from, 0x5a, page);
+	memset(lr.to, 0, page);
+	uffd = hold_faults_in(lr.to + page, LONG_READ - page);
+	ASSERT_LE(0, uffd);
 
-	/*
-	 * A kill that comes only after the whole copy, because this thread
-	 * was not scheduled in time, shows nothing: try again, a few times.
-	 * Where a kill cannot end the stop, every round copies it all.
-	 */
-	for (round = 0; round < 3; round++) {
-		ASSERT_TRUE(kill_during_a_long_read(_metadata, &lr));
-		if (lr.ret != 0 || lr.done < LONG_READ)
-			break;
-		printf("# round %d: the whole read was done before the kill\n",
-		       round);
-	}
+	utrace_reader_init(r, lr.fd);
+	t = start_tracee(spin_fn);
+	go(&t);
+	usleep(100000);
+	ASSERT_EQ(0, utrace_attach(lr.fd, t.pid, UTRACE_ATTACH_STOP, 0, 0,
+				   &lr.id));
+	ASSERT_NE(NULL, utrace_wait(r, UTRACE_EV_STOP, WAIT_MS));
 
-	/* It died then, not when the copy would have ended: that stopped. */
+	lr.ret = 1;
+	ASSERT_EQ(0, pthread_create(&reader, NULL, long_read_fn, &lr));
+	/* The transfer reaches the second page and waits there. */
+	ASSERT_EQ(sizeof(msg), read(uffd, &msg, sizeof(msg)));
+	EXPECT_EQ(UFFD_EVENT_PAGEFAULT, msg.event);
+	EXPECT_EQ((uintptr_t)lr.to + page, msg.arg.pagefault.address & ~(page - 1));
+	EXPECT_EQ(0x5a, lr.to[0]);
+
+	ASSERT_EQ(0, kill(t.pid, SIGKILL));
+	ASSERT_EQ(t.pid, waitpid(t.pid, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	close(t.go);
+	/* Let it go on, faulting normally from now on. */
+	all.start = (uintptr_t)lr.to + page;
+	all.len = LONG_READ - page;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_UNREGISTER, &all));
+	ASSERT_EQ(0, pthread_join(reader, NULL));
+
+	/* It stopped with the tracee's death, not at the end of the copy. */
 	if (lr.ret == 0) {
 		EXPECT_LT(lr.done, LONG_READ);
 	} else {
 		EXPECT_EQ(-ESRCH, lr.ret);
 	}
+	close(uffd);
 	munmap(lr.from, LONG_READ);
 	munmap(lr.to, LONG_READ);
 	close(lr.fd);
+	free(r);
 }
 
 TEST(breakpoint_written_into_text_is_reported)
@@ -1015,6 +1023,8 @@ TEST(new_threads_and_children_are_followed)
 			clone = utrace_body(ev);
 			EXPECT_NE(0, clone->child_id);
 			EXPECT_GT(clone->child_tid, 0);
+			/* No pidfd unless asked for. */
+			EXPECT_EQ(-1, clone->child_pidfd);
 			if (clone->flags & CLONE_THREAD)
 				thread_id = clone->child_id;
 			else
@@ -1033,6 +1043,110 @@ TEST(new_threads_and_children_are_followed)
 	EXPECT_TRUE(thread_died);
 	EXPECT_TRUE(child_died);
 	EXPECT_EQ(3, reap(&t));
+	close(fd);
+	free(r);
+}
+
+/* A thread, then a child that waits to be told to end; its wait status. */
+static int fork_and_wait_fn(void)
+{
+	pthread_t thread;
+	int status;
+	pid_t pid;
+
+	pthread_create(&thread, NULL, thread_exit_fn, NULL);
+	pthread_join(thread, NULL);
+	pid = fork();
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	return WIFSIGNALED(status) ? WTERMSIG(status) : 100;
+}
+
+/* The pid a pidfd of ours refers to, from its fdinfo; or -1. */
+static pid_t pidfd_pid(int pidfd)
+{
+	char path[64], line[128];
+	pid_t pid = -1;
+	FILE *file;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	file = fopen(path, "r");
+	if (!file)
+		return -1;
+	while (fgets(line, sizeof(line), file))
+		if (sscanf(line, "Pid: %d", &pid) == 1)
+			break;
+	fclose(file);
+	return pid;
+}
+
+/*
+ * UTRACE_ATTACH_CHILD_PIDFD: a new process's clone record brings a pidfd
+ * of it, close-on-exec, which reaches the child (a new thread's has none);
+ * a process gone by the time the record is read has -ESRCH instead.
+ */
+TEST(clone_records_bring_a_pidfd_of_each_new_process)
+{
+	struct utrace_reader *r = malloc(sizeof(*r));
+	__u64 events = UTRACE_EVMASK(UTRACE_EV_CLONE) |
+		       UTRACE_EVMASK(UTRACE_EV_DEATH);
+	__u32 flags = UTRACE_ATTACH_CLONES | UTRACE_ATTACH_CHILDREN |
+		      UTRACE_ATTACH_CHILD_PIDFD;
+	struct utrace_event_clone *clone;
+	struct utrace_event_header *ev;
+	int fd = utrace_open(), pidfd = -1, threads = 0;
+	struct tracee t = start_tracee(fork_and_wait_fn);
+	pid_t child = 0;
+	__u64 id;
+
+	ASSERT_GE(fd, 0);
+	utrace_reader_init(r, fd);
+	ASSERT_EQ(0, utrace_attach(fd, t.pid, flags, events, events, &id));
+	go(&t);
+	while (!child && (ev = utrace_wait(r, UTRACE_EV_CLONE, WAIT_MS))) {
+		clone = utrace_body(ev);
+		if (clone->flags & CLONE_THREAD) {
+			EXPECT_EQ(-1, clone->child_pidfd);
+			threads++;
+			continue;
+		}
+		child = clone->child_tid;
+		pidfd = clone->child_pidfd;
+	}
+	EXPECT_EQ(1, threads);
+	ASSERT_NE(0, child);
+	ASSERT_LE(0, pidfd);
+	EXPECT_EQ(child, pidfd_pid(pidfd));
+	EXPECT_EQ(FD_CLOEXEC, fcntl(pidfd, F_GETFD));
+	/* It reaches the child: the tracee's wait sees our SIGTERM. */
+	ASSERT_EQ(0, syscall(SYS_pidfd_send_signal, pidfd, SIGTERM, NULL, 0));
+	EXPECT_EQ(SIGTERM, reap(&t));
+	close(pidfd);
+	close(fd);
+
+	/* Read only once the child is reaped: nothing to name. */
+	fd = utrace_open();
+	ASSERT_GE(fd, 0);
+	utrace_reader_init(r, fd);
+	t = start_tracee(clone_fn);
+	ASSERT_EQ(0, utrace_attach(fd, t.pid, flags, events, events, &id));
+	go(&t);
+	EXPECT_EQ(3, reap(&t));
+	threads = 0;
+	while ((ev = utrace_wait(r, UTRACE_EV_CLONE, WAIT_MS))) {
+		clone = utrace_body(ev);
+		if (clone->flags & CLONE_THREAD) {
+			threads++;
+			continue;
+		}
+		EXPECT_EQ(-ESRCH, clone->child_pidfd);
+		break;
+	}
+	EXPECT_NE(NULL, ev);
+	EXPECT_EQ(1, threads);
 	close(fd);
 	free(r);
 }
