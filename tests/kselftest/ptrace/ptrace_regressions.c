@@ -30,57 +30,13 @@
 #include "kselftest_harness.h"
 #include "utrace_tracee.h"
 
-/* The state letter of /proc/PID/stat, or 0. */
-static char proc_state(pid_t pid)
-{
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	return p && p[1] && p[2] ? p[2] : 0;
-}
-
-/* Wait up to 20 s for @pid to be in state @want. */
-static char wait_state(pid_t pid, char want)
-{
-	char state = 0;
-	int i;
-
-	for (i = 0; i < 2000; i++) {
-		state = proc_state(pid);
-		if (state == want)
-			break;
-		usleep(10000);
-	}
-	return state;
-}
-
 /* The PPid line of /proc/PID/status, or -1. */
 static pid_t proc_ppid(pid_t pid)
 {
-	char path[64], line[128];
-	pid_t ppid = -1;
-	FILE *file;
+	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	file = fopen(path, "r");
-	if (!file)
-		return -1;
-	while (fgets(line, sizeof(line), file))
-		if (sscanf(line, "PPid: %d", &ppid) == 1)
-			break;
-	fclose(file);
-	return ppid;
+	return proc_number(path, "PPid:");
 }
 
 static int pause_fn(void)
@@ -139,10 +95,10 @@ TEST(attach_to_a_stopped_process_leaves_it_stopped)
 	EXPECT_EQ(SIGSTOP, WSTOPSIG(status));
 	EXPECT_EQ('t', proc_state(t.pid));
 	ASSERT_EQ(0, ptrace(PTRACE_DETACH, t.pid, 0, 0));
-	EXPECT_EQ('T', wait_state(t.pid, 'T'));
+	EXPECT_EQ('T', wait_proc_state(t.pid, 'T'));
 
 	ASSERT_EQ(0, kill(t.pid, SIGCONT));
-	EXPECT_EQ('S', wait_state(t.pid, 'S'));
+	EXPECT_EQ('S', wait_proc_state(t.pid, 'S'));
 	kill_tracee(&t);
 }
 
@@ -181,7 +137,7 @@ TEST(detach_delivers_the_signal_it_names)
 	ASSERT_EQ(0, ptrace(PTRACE_DETACH, t.pid, 0, SIGUSR1));
 	ASSERT_EQ(1, read(usr1_pipe[0], &c, 1));
 	EXPECT_EQ('u', c);
-	EXPECT_EQ('S', wait_state(t.pid, 'S'));
+	EXPECT_EQ('S', wait_proc_state(t.pid, 'S'));
 	kill_tracee(&t);
 	close(usr1_pipe[0]);
 	close(usr1_pipe[1]);
@@ -218,7 +174,7 @@ TEST(a_blocking_read_stopped_by_a_debugger_is_restarted)
 	go(&t);
 	/* Asleep in read() of the data pipe (its go was read already). */
 	usleep(100000);
-	ASSERT_EQ('S', wait_state(t.pid, 'S'));
+	ASSERT_EQ('S', wait_proc_state(t.pid, 'S'));
 	status = seize_and_stop(t.pid, 0);
 	ASSERT_TRUE(WIFSTOPPED(status));
 	EXPECT_EQ(PTRACE_EVENT_STOP, status >> 16);

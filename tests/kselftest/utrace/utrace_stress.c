@@ -1397,26 +1397,8 @@ static int setuid_race_run(void *arg)
 TEST(attach_racing_a_setuid_exec_never_traces_privilege)
 {
 	struct setuid_race *race = shared_page();
-	char self[PATH_MAX];
-	ssize_t len;
-	int in, out;
-	char chunk[65536];
-	ssize_t n;
 
-	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	ASSERT_LT(0, len);
-	self[len] = 0;
-	in = open(self, O_RDONLY);
-	out = open(SETUID_COPY, O_WRONLY | O_CREAT | O_TRUNC, 0755);
-	ASSERT_LE(0, in);
-	ASSERT_LE(0, out);
-	while ((n = read(in, chunk, sizeof(chunk))) > 0)
-		ASSERT_EQ(n, write(out, chunk, n));
-	close(in);
-	close(out);
-	ASSERT_EQ(0, chown(SETUID_COPY, 0, 0));
-	ASSERT_EQ(0, chmod(SETUID_COPY, 04755));
-
+	ASSERT_EQ(0, copy_self_setuid(SETUID_COPY));
 	race->rounds = 20 * stress_scale();
 	EXPECT_EQ(0, as_user(NOBODY, setuid_race_run, race));
 	unlink(SETUID_COPY);

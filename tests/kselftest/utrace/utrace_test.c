@@ -1068,19 +1068,10 @@ static int fork_and_wait_fn(void)
 /* The pid a pidfd of ours refers to, from its fdinfo; or -1. */
 static pid_t pidfd_pid(int pidfd)
 {
-	char path[64], line[128];
-	pid_t pid = -1;
-	FILE *file;
+	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
-	file = fopen(path, "r");
-	if (!file)
-		return -1;
-	while (fgets(line, sizeof(line), file))
-		if (sscanf(line, "Pid: %d", &pid) == 1)
-			break;
-	fclose(file);
-	return pid;
+	return proc_number(path, "Pid:");
 }
 
 /*
@@ -2635,37 +2626,6 @@ static int utrace_hold(int fd, __u64 id, __u32 flags)
 	return ret < 0 ? -errno : ret;
 }
 
-/* The one-letter state of /proc/PID/stat. */
-static char proc_state(pid_t pid)
-{
-	char path[64], line[512], *paren;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return '?';
-	paren = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
-	fclose(f);
-	return paren ? paren[2] : '?';
-}
-
-/*
- * The state of @pid once it is @want, or what it still is after a while:
- * a stopping record is queued just before the thread goes to sleep.
- */
-static char wait_proc_state(pid_t pid, char want)
-{
-	char state = proc_state(pid);
-	int i;
-
-	for (i = 0; i < 500 && state != want; i++) {
-		usleep(10000);
-		state = proc_state(pid);
-	}
-	return state;
-}
-
 TEST(hold_leaves_a_sleeping_thread_asleep_and_interrupts_a_running_one)
 {
 	struct utrace_reader *r = malloc(sizeof(*r));
@@ -3005,27 +2965,6 @@ __attribute__((constructor)) static void report_euid(void)
 		_exit(geteuid() == 0 ? 1 : 0);
 }
 
-static void make_setuid_copy(struct __test_metadata *_metadata)
-{
-	char self[PATH_MAX], chunk[65536];
-	ssize_t len, n;
-	int in, out;
-
-	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	ASSERT_LT(0, len);
-	self[len] = 0;
-	in = open(self, O_RDONLY);
-	ASSERT_LE(0, in);
-	out = open(SETUID_COPY, O_WRONLY | O_CREAT | O_TRUNC, 0755);
-	ASSERT_LE(0, out);
-	while ((n = read(in, chunk, sizeof(chunk))) > 0)
-		ASSERT_EQ(n, write(out, chunk, n));
-	close(in);
-	close(out);
-	ASSERT_EQ(0, chown(SETUID_COPY, 0, 0));
-	ASSERT_EQ(0, chmod(SETUID_COPY, 04755));
-}
-
 /* As user NOBODY, exec the set-user-ID copy. */
 static int exec_setuid_copy_fn(void)
 {
@@ -3100,7 +3039,7 @@ static int trace_setuid_exec_as(uid_t uid, unsigned int flags)
  */
 TEST(setuid_exec_keeps_its_privileges_under_observers_and_capable_tracers)
 {
-	make_setuid_copy(_metadata);
+	ASSERT_EQ(0, copy_self_setuid(SETUID_COPY));
 	EXPECT_EQ(SAW_ROOT, trace_setuid_exec_as(NOBODY, SETUID_NOT_TRACED));
 	EXPECT_EQ(SAW_DEATH, trace_setuid_exec_as(NOBODY, 0));
 	EXPECT_EQ(SAW_ROOT | SAW_DEATH, trace_setuid_exec_as(0, 0));

@@ -7,11 +7,13 @@
 #define UTRACE_TRACEE_H
 
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -122,6 +124,99 @@ static inline int write_file(const char *path, const char *value)
 	ok = write(fd, value, strlen(value)) == (ssize_t)strlen(value);
 	close(fd);
 	return ok ? 0 : -1;
+}
+
+/*
+ * The number after @key ("PPid:") at the start of a line of the text file
+ * @path (a /proc file, read whole up to 4 KiB), or -1.
+ */
+static inline long proc_number(const char *path, const char *key)
+{
+	char text[4096], *line;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	text[n] = '\0';
+	for (line = text; line; line = strchr(line, '\n')) {
+		if (*line == '\n')
+			line++;
+		if (!strncmp(line, key, strlen(key)))
+			return strtol(line + strlen(key), NULL, 10);
+	}
+	return -1;
+}
+
+/* The state letter of /proc/PID/stat ('S', 't', ...), or '?'. */
+static inline char proc_state(pid_t pid)
+{
+	char path[64], stat[512], *paren;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return '?';
+	n = read(fd, stat, sizeof(stat) - 1);
+	close(fd);
+	if (n <= 0)
+		return '?';
+	stat[n] = '\0';
+	paren = strrchr(stat, ')');
+	return paren && paren[1] && paren[2] ? paren[2] : '?';
+}
+
+/*
+ * The state of @pid once it is @want, or what it still is after 20 s: a
+ * stopping record, or a ptrace stop's wait status, comes just before the
+ * thread goes to sleep.
+ */
+static inline char wait_proc_state(pid_t pid, char want)
+{
+	char state = proc_state(pid);
+	int i;
+
+	for (i = 0; i < 2000 && state != want; i++) {
+		usleep(10000);
+		state = proc_state(pid);
+	}
+	return state;
+}
+
+/* Copy the running program to @path, set-user-ID root; 0 or -1. */
+static inline int copy_self_setuid(const char *path)
+{
+	char self[PATH_MAX], chunk[65536];
+	ssize_t len, n = 0;
+	int in, out, ok = 1;
+
+	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (len <= 0)
+		return -1;
+	self[len] = '\0';
+	in = open(self, O_RDONLY);
+	if (in < 0)
+		return -1;
+	out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	if (out < 0) {
+		close(in);
+		return -1;
+	}
+	while (ok && (n = read(in, chunk, sizeof(chunk))) > 0)
+		ok = write(out, chunk, n) == n;
+	close(in);
+	if (close(out) || !ok || n < 0)
+		return -1;
+	if (chown(path, 0, 0) || chmod(path, 04755))
+		return -1;
+	return 0;
 }
 
 #endif /* UTRACE_TRACEE_H */

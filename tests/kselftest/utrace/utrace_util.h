@@ -19,6 +19,8 @@
 
 #include <linux/utrace.h>
 
+#include "utrace_tracee.h"
+
 #define UTRACE_DEVICE "/dev/utrace"
 
 /* Open a session and make the API handshake; -errno on failure. */
@@ -158,21 +160,10 @@ static inline long long now_ms(void)
 /* The number after @key ("utrace-queued:") in the session's fdinfo, or -1. */
 static inline long utrace_fdinfo(int fd, const char *key)
 {
-	char path[64], info[4096], *p;
-	ssize_t n;
-	int info_fd;
+	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	info_fd = open(path, O_RDONLY);
-	if (info_fd < 0)
-		return -1;
-	n = read(info_fd, info, sizeof(info) - 1);
-	close(info_fd);
-	if (n <= 0)
-		return -1;
-	info[n] = '\0';
-	p = strstr(info, key);
-	return p ? strtol(p + strlen(key), NULL, 10) : -1;
+	return proc_number(path, key);
 }
 
 /*
