@@ -30,6 +30,7 @@
 #define UTRACE_FEATURE_SYSCALL_INFO	(1ULL << 11) /* ..._GET_SYSCALL_INFO */
 #define UTRACE_FEATURE_OBSERVE		(1ULL << 12) /* UTRACE_ATTACH_OBSERVE */
 #define UTRACE_FEATURE_CHILD_PIDFD	(1ULL << 13) /* ..._ATTACH_CHILD_PIDFD */
+#define UTRACE_FEATURE_BREAKPOINTS	(1ULL << 14) /* ..._INSERT_BREAKPOINT */
 #define UTRACE_FEATURES_ALL		(UTRACE_FEATURE_NONSTOP | \
 					 UTRACE_FEATURE_WATCHPOINTS | \
 					 UTRACE_FEATURE_LAUNCH | \
@@ -43,7 +44,8 @@
 					 UTRACE_FEATURE_SECCOMP | \
 					 UTRACE_FEATURE_SYSCALL_INFO | \
 					 UTRACE_FEATURE_OBSERVE | \
-					 UTRACE_FEATURE_CHILD_PIDFD)
+					 UTRACE_FEATURE_CHILD_PIDFD | \
+					 UTRACE_FEATURE_BREAKPOINTS)
 
 /*
  * Every request structure starts with its size, so that it can grow: the
@@ -402,6 +404,47 @@ struct utrace_syscall_info {
 
 #define UTRACE_SYSCALL_INFO_SIZE_VER0	128
 
+/**
+ * struct utrace_breakpoint - insert or remove a breakpoint
+ * @size:	sizeof(struct utrace_breakpoint)
+ * @flags:	zero
+ * @id:		to insert: a thread of the process; to remove: zero
+ * @addr:	to insert: the breakpoint's address; to remove: zero
+ * @handle:	out of INSERT_BREAKPOINT, in for REMOVE_BREAKPOINT: the
+ *		breakpoint's number in the session, which its
+ *		%UTRACE_EV_BREAKPOINT_HIT records carry
+ * @reserved:	must be zero
+ *
+ * The breakpoint is a uprobe at the file and offset mapped at @addr, in
+ * the process of thread @id alone: another process mapping the file, or
+ * another session, never sees it.  @addr must be in a private, executable
+ * and unwritable mapping of a file: EFAULT if nothing is mapped there,
+ * ENXIO for any other mapping; EEXIST if the session has a breakpoint
+ * there already; EOPNOTSUPP for an instruction uprobes cannot step out of
+ * line (a breakpoint instruction written there by another debugger, say).
+ *
+ * A thread of the session that hits the breakpoint stops, with a
+ * %UTRACE_EV_BREAKPOINT_HIT record, as if before the instruction: its pc
+ * is @addr.  No other thread stops with it.  When it is resumed, it runs
+ * the instruction, out of line (a step ends after it); if the tracer moved
+ * its pc meanwhile, it runs from there.  Threads the session does not
+ * trace, and a vfork child, run through the breakpoint unreported.  A
+ * followed fork child has copies of the parent's breakpoints, with
+ * handles of their own; an exec removes a process's breakpoints, as do its
+ * death and the end of the session.  Memory reads show the breakpoint
+ * instruction at @addr.
+ */
+struct utrace_breakpoint {
+	__u32 size;
+	__u32 flags;
+	__u64 id;
+	__u64 addr;
+	__u64 handle;
+	__u64 reserved[4];
+};
+
+#define UTRACE_BREAKPOINT_SIZE_VER0	64
+
 #define UTRACE_IOC_MAGIC		0xB8
 #define UTRACE_IOC_API		_IOWR(UTRACE_IOC_MAGIC, 0x00, struct utrace_api)
 #define UTRACE_IOC_ATTACH	_IOWR(UTRACE_IOC_MAGIC, 0x01, struct utrace_attach)
@@ -419,6 +462,10 @@ struct utrace_syscall_info {
 #define UTRACE_IOC_SET_SIGINFO	_IOWR(UTRACE_IOC_MAGIC, 0x0d, struct utrace_siginfo)
 #define UTRACE_IOC_GET_SYSCALL_INFO \
 	_IOWR(UTRACE_IOC_MAGIC, 0x0e, struct utrace_syscall_info)
+#define UTRACE_IOC_INSERT_BREAKPOINT \
+	_IOWR(UTRACE_IOC_MAGIC, 0x0f, struct utrace_breakpoint)
+#define UTRACE_IOC_REMOVE_BREAKPOINT \
+	_IOW(UTRACE_IOC_MAGIC, 0x10, struct utrace_breakpoint)
 
 /*
  * Event records.  read() returns whole records, each starting with a
@@ -440,7 +487,8 @@ struct utrace_syscall_info {
 #define UTRACE_EV_WATCHPOINT		12 /* a watchpoint triggered */
 #define UTRACE_EV_SECCOMP		13 /* SECCOMP_RET_TRACE for a call */
 #define UTRACE_EV_DETACHED		14 /* the kernel ended the tracing */
-#define UTRACE_EV_MAX			14
+#define UTRACE_EV_BREAKPOINT_HIT	15 /* an inserted breakpoint was hit */
+#define UTRACE_EV_MAX			15
 
 #define UTRACE_EVMASK(type)		(1ULL << (type))
 /* The events struct utrace_attach and struct utrace_event_mask can select. */
@@ -589,6 +637,15 @@ struct utrace_event_seccomp {
 	__u64 args[6];
 	__u32 arch;		/* AUDIT_ARCH_* */
 	__u32 data;		/* SECCOMP_RET_DATA of the filter's verdict */
+};
+
+/*
+ * UTRACE_EV_BREAKPOINT_HIT: a breakpoint of UTRACE_IOC_INSERT_BREAKPOINT;
+ * always reported, and always stopping.
+ */
+struct utrace_event_breakpoint {
+	__u64 pc;		/* the breakpoint's address */
+	__u64 handle;
 };
 
 /*
