@@ -171,6 +171,13 @@ static void fuzz_on_signal(int sig)
 	fuzz_target++;
 }
 
+/* Where the fuzzer's breakpoints go, mostly: the tracee calls it often. */
+static unsigned long __attribute__((noinline)) fuzz_probed(unsigned long i)
+{
+	asm volatile("");
+	return i & 1;
+}
+
 static int fuzz_tracee_fn(void)
 {
 	pthread_t thread;
@@ -184,7 +191,7 @@ static int fuzz_tracee_fn(void)
 	close_range(3, ~0U, 0);
 	signal(SIGUSR1, fuzz_on_signal);
 	for (i = 0; ; i++) {
-		fuzz_target += syscall(SYS_getppid);
+		fuzz_target += syscall(SYS_getppid) + fuzz_probed(i);
 		if (i % 64 == 0 &&
 		    !pthread_create(&thread, NULL, thread_exit_fn, NULL))
 			pthread_join(thread, NULL);
@@ -282,6 +289,22 @@ static __s32 fuzz_tid(struct fuzzer *f)
 		return 0x7fffffff;
 	default:
 		return f->tids[fuzz_below(f, f->ntids)];
+	}
+}
+
+/* An address for a breakpoint: in the tracee's loop, or anywhere. */
+static __u64 fuzz_code_addr(struct fuzzer *f)
+{
+	switch (fuzz_below(f, 8)) {
+	case 0:
+		return fuzz_next(f);
+	case 1:
+		return (uintptr_t)f->page + fuzz_below(f, 4096);
+	case 2:
+		/* Most likely within an instruction. */
+		return (uintptr_t)fuzz_probed + fuzz_below(f, 16);
+	default:
+		return (uintptr_t)fuzz_probed;
 	}
 }
 
@@ -527,6 +550,21 @@ static size_t fuzz_request(struct fuzzer *f, unsigned int nr, void *req)
 		r->id = fuzz_id(f);
 		return sizeof(*r);
 	}
+	case _IOC_NR(UTRACE_IOC_INSERT_BREAKPOINT):
+	case _IOC_NR(UTRACE_IOC_REMOVE_BREAKPOINT): {
+		struct utrace_breakpoint *r = req;
+
+		r->size = fuzz_size(f, sizeof(*r));
+		r->flags = fuzz_chance(f, 8) ? fuzz_below(f, 4) : 0;
+		if (nr == _IOC_NR(UTRACE_IOC_INSERT_BREAKPOINT)) {
+			r->id = fuzz_id(f);
+			r->addr = fuzz_code_addr(f);
+		} else {
+			r->handle = fuzz_chance(f, 8) ? fuzz_next(f) :
+							fuzz_below(f, 64);
+		}
+		return sizeof(*r);
+	}
 	default:
 		return fuzz_below(f, 128);
 	}
@@ -554,7 +592,7 @@ static void fuzz_one(struct fuzzer *f)
 	}
 
 	nr = fuzz_chance(f, 20) ? fuzz_below(f, 256) :
-					 fuzz_below(f, _IOC_NR(UTRACE_IOC_GET_SYSCALL_INFO) + 1);
+		fuzz_below(f, _IOC_NR(UTRACE_IOC_REMOVE_BREAKPOINT) + 1);
 	/* Room for the biggest request: it ends where the guard page begins. */
 	_Static_assert(sizeof(struct utrace_syscall_info) <= 128,
 		       "the biggest request fits the fuzzer's 128 bytes");
@@ -1511,6 +1549,122 @@ TEST(lossless_stream_under_stops_and_resumes)
 	printf("# %lu rounds, each with the queue full, %llu records\n",
 	       rounds, (unsigned long long)seq);
 	close(fd);
+}
+
+/*
+ * Breakpoints inserted and removed while four threads run through them:
+ * every hit is resumed, some removals come while threads are stopped at
+ * the breakpoint, and the threads never stop anywhere else or die of it.
+ */
+
+#define BP_THREADS	4
+
+static volatile int *bp_done;
+
+static long __attribute__((noinline)) bp_churn_target(long x)
+{
+	asm volatile("");
+	return x + 1;
+}
+
+static void *bp_churn_thread(void *arg)
+{
+	long sum = 0;
+
+	while (!*bp_done)
+		sum = bp_churn_target(sum);
+	return (void *)sum;
+}
+
+static int bp_churn_fn(void)
+{
+	pthread_t threads[BP_THREADS];
+	int i;
+
+	for (i = 0; i < BP_THREADS; i++)
+		if (pthread_create(&threads[i], NULL, bp_churn_thread, NULL))
+			return 1;
+	for (i = 0; i < BP_THREADS; i++)
+		pthread_join(threads[i], NULL);
+	return 0;
+}
+
+static int insert_breakpoint(int fd, __u64 id, const void *addr,
+			     __u64 *handle)
+{
+	struct utrace_breakpoint req = {
+		.size = sizeof(req), .id = id, .addr = (uintptr_t)addr,
+	};
+	int ret = utrace_ioctl(fd, UTRACE_IOC_INSERT_BREAKPOINT, &req);
+
+	*handle = req.handle;
+	return ret;
+}
+
+static int remove_breakpoint(int fd, __u64 handle)
+{
+	struct utrace_breakpoint req = { .size = sizeof(req), .handle = handle };
+
+	return utrace_ioctl(fd, UTRACE_IOC_REMOVE_BREAKPOINT, &req);
+}
+
+TEST(breakpoints_come_and_go_under_threads_that_hit_them)
+{
+	struct utrace_reader *r = malloc(sizeof(*r));
+	int fd = utrace_open(), round, rounds = 20 * stress_scale(), i;
+	unsigned long hits = 0, removed_under_stops = 0;
+	struct utrace_event_header *ev;
+	__u64 id, handle, stopped[64];
+	int nstopped;
+	struct tracee t;
+
+	ASSERT_GE(fd, 0);
+	bp_done = shared_page();
+	t = start_tracee(bp_churn_fn);
+	utrace_reader_init(r, fd);
+	ASSERT_EQ(0, utrace_attach(fd, t.pid, UTRACE_ATTACH_CLONES, 0, 0,
+				   &id));
+	go(&t);
+	for (round = 0; round < rounds; round++) {
+		ASSERT_EQ(0, insert_breakpoint(fd, id, bp_churn_target,
+					       &handle));
+		/* A few hits, each resumed but the last ones. */
+		nstopped = 0;
+		for (i = 0; i < 8; i++) {
+			ev = utrace_next(r, WAIT_MS);
+			ASSERT_NE(NULL, ev);
+			ASSERT_EQ(UTRACE_EV_BREAKPOINT_HIT, ev->type);
+			EXPECT_EQ(handle, ((struct utrace_event_breakpoint *)
+					   utrace_body(ev))->handle);
+			hits++;
+			if (i >= 6) {
+				stopped[nstopped++] = ev->id;
+				continue;
+			}
+			ASSERT_EQ(0, utrace_ctl(fd, ev->id, 0,
+						UTRACE_CTL_RESUME, 0));
+		}
+		/* Out from under the threads stopped at it. */
+		ASSERT_EQ(0, remove_breakpoint(fd, handle));
+		removed_under_stops += nstopped;
+		for (i = 0; i < nstopped; i++)
+			ASSERT_EQ(0, utrace_ctl(fd, stopped[i], 0,
+						UTRACE_CTL_RESUME, 0));
+		/* Hits in flight at the removal, then nothing. */
+		while ((ev = utrace_next(r, 50))) {
+			ASSERT_EQ(UTRACE_EV_BREAKPOINT_HIT, ev->type);
+			hits++;
+			ASSERT_EQ(0, utrace_ctl(fd, ev->id, 0,
+						UTRACE_CTL_RESUME, 0));
+		}
+	}
+	*bp_done = 1;
+	EXPECT_EQ(0, reap(&t));
+	printf("# %d rounds: %lu hits, %lu resumed after their breakpoint went\n",
+	       rounds, hits, removed_under_stops);
+	fflush(stdout);
+	close(fd);
+	free(r);
 }
 
 TEST_HARNESS_MAIN
