@@ -105,6 +105,23 @@ static void count_states(pid_t pid, int *stopped, int *dying, int *other)
 	closedir(dir);
 }
 
+/*
+ * The same, once @want threads are stopped and none runs, or as they are
+ * after 5 s: a stopping record is queued just before its thread goes to
+ * sleep, so /proc may show it running for a moment after it was read.
+ */
+static void settle_states(pid_t pid, int want, int *stopped, int *dying,
+			  int *other)
+{
+	long long until = now_ms() + 5000;
+
+	count_states(pid, stopped, dying, other);
+	while ((*stopped != want || *other) && now_ms() < until) {
+		usleep(1000);
+		count_states(pid, stopped, dying, other);
+	}
+}
+
 /* One line of /proc/PID/status, without its name; "" if missing. */
 static void status_field(pid_t pid, const char *name, char *out, size_t size)
 {
@@ -892,7 +909,7 @@ TEST(thread_churn_under_stop_all)
 		while ((ev = utrace_next(r, 0)))
 			churn_record(c, fd, ev, true);
 		ASSERT_TRUE(churn_all_stopped(c));
-		count_states(t.pid, &stopped, &dying, &other);
+		settle_states(t.pid, c->n, &stopped, &dying, &other);
 		ASSERT_EQ(c->n, stopped) TH_LOG("round %lu", rounds);
 		ASSERT_EQ(0, other) TH_LOG("round %lu", rounds);
 
@@ -1020,7 +1037,7 @@ TEST(exec_from_a_non_leader_thread)
 					if (tids[i] == *exec_tid)
 						EXPECT_EQ(ids[i], ev->id);
 				/* One thread is left, stopped, with the leader's tid. */
-				count_states(t.pid, &stopped, &dying, &other);
+				settle_states(t.pid, 1, &stopped, &dying, &other);
 				EXPECT_EQ(1, stopped);
 				EXPECT_EQ(0, other);
 				EXPECT_EQ('t', task_state(t.pid, t.pid));
