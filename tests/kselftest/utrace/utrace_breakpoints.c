@@ -78,11 +78,14 @@ static int add_beside_a_counter_fn(void)
 	return bp_add(1);
 }
 
-/* A child runs bp_add(1) and exits with it; then the parent's bp_add(2). */
-static int fork_then_add_fn(void)
+/*
+ * A child runs bp_add(1) and exits with it; then the parent's bp_add(2).
+ * With @borrow, the child is a vfork child borrowing the parent's memory.
+ */
+static int child_then_add(bool borrow)
 {
 	int status;
-	pid_t pid = fork();
+	pid_t pid = borrow ? vfork() : fork();
 
 	if (pid == 0)
 		_exit(bp_add(1));
@@ -92,18 +95,14 @@ static int fork_then_add_fn(void)
 	return bp_add(2);
 }
 
-/* The same with vfork(): the child borrows the parent's memory. */
+static int fork_then_add_fn(void)
+{
+	return child_then_add(false);
+}
+
 static int vfork_then_add_fn(void)
 {
-	int status;
-	pid_t pid = vfork();
-
-	if (pid == 0)
-		_exit(bp_add(1));
-	waitpid(pid, &status, 0);
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 2)
-		return 100;
-	return bp_add(2);
+	return child_then_add(true);
 }
 
 static int add_then_exec_fn(void)
@@ -111,30 +110,6 @@ static int add_then_exec_fn(void)
 	bp_add(1);
 	execl("/bin/true", "true", NULL);
 	return 100;
-}
-
-static int insert_bp(int fd, __u64 id, const void *addr, __u64 *handle)
-{
-	struct utrace_breakpoint req = {
-		.size = sizeof(req),
-		.id = id,
-		.addr = (uintptr_t)addr,
-	};
-	int ret = utrace_ioctl(fd, UTRACE_IOC_INSERT_BREAKPOINT, &req);
-
-	if (!ret && handle)
-		*handle = req.handle;
-	return ret;
-}
-
-static int remove_bp(int fd, __u64 handle)
-{
-	struct utrace_breakpoint req = {
-		.size = sizeof(req),
-		.handle = handle,
-	};
-
-	return utrace_ioctl(fd, UTRACE_IOC_REMOVE_BREAKPOINT, &req);
 }
 
 /* The byte at @addr in process @pid, as the process sees it; -1 if gone. */
@@ -198,6 +173,23 @@ static __u64 attach_stopped(struct __test_metadata *_metadata, int fd,
 	return id;
 }
 
+/*
+ * Attach to @t stopped, with @flags and @events, put a breakpoint at
+ * bp_add() (its handle in @handle, unless NULL) and let the tracee go;
+ * its id.
+ */
+static __u64 run_to_bp_add(struct __test_metadata *_metadata, int fd,
+			   struct utrace_reader *r, struct tracee *t,
+			   __u32 flags, __u64 events, __u64 *handle)
+{
+	__u64 id = attach_stopped(_metadata, fd, r, t, flags, events);
+
+	EXPECT_EQ(0, utrace_insert_breakpoint(fd, id, bp_add, handle));
+	go(t);
+	EXPECT_EQ(0, utrace_ctl(fd, id, 0, UTRACE_CTL_RESUME, 0));
+	return id;
+}
+
 TEST(a_hit_stops_at_the_address_and_resumes_through_the_instruction)
 {
 	struct utrace_reader *r = malloc(sizeof(*r));
@@ -212,7 +204,7 @@ TEST(a_hit_stops_at_the_address_and_resumes_through_the_instruction)
 	ASSERT_GE(orig, 0);
 	utrace_reader_init(r, fd);
 	id = attach_stopped(_metadata, fd, r, &t, 0, 0);
-	ASSERT_EQ(0, insert_bp(fd, id, bp_add, &handle));
+	ASSERT_EQ(0, utrace_insert_breakpoint(fd, id, bp_add, &handle));
 	EXPECT_NE(0, handle);
 	EXPECT_EQ(1, utrace_fdinfo(fd, "utrace-breakpoints:"));
 	/* In the tracee's memory, and in no other process's. */
@@ -241,10 +233,10 @@ TEST(a_hit_stops_at_the_address_and_resumes_through_the_instruction)
 	EXPECT_EQ(2, regs.rdi);
 
 	/* Removed while stopped at it: the instruction still runs. */
-	EXPECT_EQ(0, remove_bp(fd, handle));
+	EXPECT_EQ(0, utrace_remove_breakpoint(fd, handle));
 	EXPECT_EQ(0, utrace_fdinfo(fd, "utrace-breakpoints:"));
 	EXPECT_EQ(orig, peek_byte(t.pid, bp_add));
-	EXPECT_EQ(-ENOENT, remove_bp(fd, handle));
+	EXPECT_EQ(-ENOENT, utrace_remove_breakpoint(fd, handle));
 	ASSERT_EQ(0, utrace_ctl(fd, id, 0, UTRACE_CTL_RESUME, 0));
 	EXPECT_EQ(5, reap(&t));
 	close(fd);
@@ -262,10 +254,7 @@ TEST(register_changes_at_a_hit_are_honoured)
 
 	ASSERT_GE(fd, 0);
 	utrace_reader_init(r, fd);
-	id = attach_stopped(_metadata, fd, r, &t, 0, 0);
-	ASSERT_EQ(0, insert_bp(fd, id, bp_add, NULL));
-	go(&t);
-	ASSERT_EQ(0, utrace_ctl(fd, id, 0, UTRACE_CTL_RESUME, 0));
+	id = run_to_bp_add(_metadata, fd, r, &t, 0, 0, NULL);
 
 	/* bp_add(41) rather than bp_add(1)... */
 	ASSERT_NE(NULL, wait_hit(r, &ev));
@@ -297,11 +286,8 @@ TEST(steps_from_a_hit_run_the_probed_instruction_once)
 	ASSERT_GE(fd, 0);
 	utrace_reader_init(r, fd);
 	/* A stray SIGTRAP would be a stopping record of its own. */
-	id = attach_stopped(_metadata, fd, r, &t, 0,
-			    UTRACE_EVMASK(UTRACE_EV_SIGNAL));
-	ASSERT_EQ(0, insert_bp(fd, id, bp_add, NULL));
-	go(&t);
-	ASSERT_EQ(0, utrace_ctl(fd, id, 0, UTRACE_CTL_RESUME, 0));
+	id = run_to_bp_add(_metadata, fd, r, &t, 0,
+			   UTRACE_EVMASK(UTRACE_EV_SIGNAL), NULL);
 	ASSERT_NE(NULL, wait_hit(r, &ev));
 
 	/* The step ends after the instruction (lea 1(%rdi),%eax), done once. */
@@ -350,10 +336,7 @@ TEST(other_threads_run_while_one_is_stopped_at_a_hit)
 	ASSERT_GE(fd, 0);
 	utrace_reader_init(r, fd);
 	/* The counting thread is traced too, and never stopped. */
-	id = attach_stopped(_metadata, fd, r, &t, UTRACE_ATTACH_CLONES, 0);
-	ASSERT_EQ(0, insert_bp(fd, id, bp_add, NULL));
-	go(&t);
-	ASSERT_EQ(0, utrace_ctl(fd, id, 0, UTRACE_CTL_RESUME, 0));
+	id = run_to_bp_add(_metadata, fd, r, &t, UTRACE_ATTACH_CLONES, 0, NULL);
 	ASSERT_NE(NULL, wait_hit(r, &ev));
 	EXPECT_EQ(id, ev->id);
 
@@ -390,10 +373,10 @@ TEST(a_breakpoint_is_its_process_and_its_session_alone)
 	utrace_reader_init(rb, fb);
 	ida = attach_stopped(_metadata, fa, ra, &a, 0, 0);
 	idb = attach_stopped(_metadata, fb, rb, &b, 0, 0);
-	ASSERT_EQ(0, insert_bp(fa, ida, bp_add, &ha));
-	ASSERT_EQ(0, insert_bp(fb, idb, bp_add, &hb));
+	ASSERT_EQ(0, utrace_insert_breakpoint(fa, ida, bp_add, &ha));
+	ASSERT_EQ(0, utrace_insert_breakpoint(fb, idb, bp_add, &hb));
 	/* An id of one session names nothing in the other. */
-	EXPECT_EQ(-ESRCH, insert_bp(fa, idb, bp_other, NULL));
+	EXPECT_EQ(-ESRCH, utrace_insert_breakpoint(fa, idb, bp_other, NULL));
 	EXPECT_NE(INT3, peek_byte(untraced.pid, bp_add));
 
 	go(&untraced);
@@ -440,7 +423,7 @@ TEST(a_followed_fork_child_gets_copies_and_its_death_removes_them)
 	id = attach_stopped(_metadata, fd, r, &t, UTRACE_ATTACH_CHILDREN,
 			    events);
 	ASSERT_EQ(0, utrace_events(fd, id, events, events));
-	ASSERT_EQ(0, insert_bp(fd, id, bp_add, &handle));
+	ASSERT_EQ(0, utrace_insert_breakpoint(fd, id, bp_add, &handle));
 	go(&t);
 	ASSERT_EQ(0, utrace_ctl(fd, id, 0, UTRACE_CTL_RESUME, 0));
 
@@ -497,7 +480,7 @@ static int hits_under(struct __test_metadata *_metadata, int (*fn)(void),
 			    UTRACE_EVMASK(UTRACE_EV_DEATH));
 	EXPECT_EQ(0, utrace_events(fd, id, UTRACE_EVMASK(UTRACE_EV_DEATH),
 				   UTRACE_EVMASK(UTRACE_EV_DEATH)));
-	EXPECT_EQ(0, insert_bp(fd, id, bp_add, NULL));
+	EXPECT_EQ(0, utrace_insert_breakpoint(fd, id, bp_add, NULL));
 	go(&t);
 	EXPECT_EQ(0, utrace_ctl(fd, id, 0, UTRACE_CTL_RESUME, 0));
 	while ((ev = utrace_next(r, WAIT_MS))) {
@@ -544,8 +527,8 @@ TEST(exec_removes_the_breakpoints_of_the_old_image)
 	ASSERT_GE(fd, 0);
 	utrace_reader_init(r, fd);
 	id = attach_stopped(_metadata, fd, r, &t, 0, events);
-	ASSERT_EQ(0, insert_bp(fd, id, bp_add, NULL));
-	ASSERT_EQ(0, insert_bp(fd, id, bp_other, NULL));
+	ASSERT_EQ(0, utrace_insert_breakpoint(fd, id, bp_add, NULL));
+	ASSERT_EQ(0, utrace_insert_breakpoint(fd, id, bp_other, NULL));
 	EXPECT_EQ(2, utrace_fdinfo(fd, "utrace-breakpoints:"));
 	go(&t);
 	ASSERT_EQ(0, utrace_ctl(fd, id, 0, UTRACE_CTL_RESUME, 0));
@@ -584,16 +567,16 @@ TEST(insert_refuses_what_uprobes_cannot_take)
 	utrace_reader_init(r, fd);
 	id = attach_stopped(_metadata, fd, r, &t, 0, 0);
 
-	EXPECT_EQ(-EFAULT, insert_bp(fd, id, (void *)16, NULL));
-	EXPECT_EQ(-ENXIO, insert_bp(fd, id, jit, NULL));
-	EXPECT_EQ(-ENXIO, insert_bp(fd, id, (void *)&counter, NULL));
-	EXPECT_EQ(-ESRCH, insert_bp(fd, id + 1000, bp_add, NULL));
-	EXPECT_EQ(-EOPNOTSUPP, insert_bp(fd, id, int3_insn, NULL));
-	ASSERT_EQ(0, insert_bp(fd, id, bp_add, &handle));
-	EXPECT_EQ(-EEXIST, insert_bp(fd, id, bp_add, NULL));
-	EXPECT_EQ(-ENOENT, remove_bp(fd, handle + 1));
-	EXPECT_EQ(-ENOENT, remove_bp(fd, 0));
-	EXPECT_EQ(-ENOENT, remove_bp(fd, 1ULL << 40));
+	EXPECT_EQ(-EFAULT, utrace_insert_breakpoint(fd, id, (void *)16, NULL));
+	EXPECT_EQ(-ENXIO, utrace_insert_breakpoint(fd, id, jit, NULL));
+	EXPECT_EQ(-ENXIO, utrace_insert_breakpoint(fd, id, (void *)&counter, NULL));
+	EXPECT_EQ(-ESRCH, utrace_insert_breakpoint(fd, id + 1000, bp_add, NULL));
+	EXPECT_EQ(-EOPNOTSUPP, utrace_insert_breakpoint(fd, id, int3_insn, NULL));
+	ASSERT_EQ(0, utrace_insert_breakpoint(fd, id, bp_add, &handle));
+	EXPECT_EQ(-EEXIST, utrace_insert_breakpoint(fd, id, bp_add, NULL));
+	EXPECT_EQ(-ENOENT, utrace_remove_breakpoint(fd, handle + 1));
+	EXPECT_EQ(-ENOENT, utrace_remove_breakpoint(fd, 0));
+	EXPECT_EQ(-ENOENT, utrace_remove_breakpoint(fd, 1ULL << 40));
 
 	/* Unknown flags, an input handle, a removal with an address. */
 	req.id = id;
@@ -614,7 +597,7 @@ TEST(insert_refuses_what_uprobes_cannot_take)
 	/* An observer never stops a thread. */
 	ASSERT_EQ(0, utrace_attach(observer, t.pid, UTRACE_ATTACH_OBSERVE, 0,
 				   0, &oid));
-	EXPECT_EQ(-EPERM, insert_bp(observer, oid, bp_other, NULL));
+	EXPECT_EQ(-EPERM, utrace_insert_breakpoint(observer, oid, bp_other, NULL));
 
 	close(observer);
 	go(&t);
@@ -635,13 +618,13 @@ TEST(thousands_of_breakpoints_come_and_go_with_the_session)
 	utrace_reader_init(r, fd);
 	id = attach_stopped(_metadata, fd, r, &t, 0, 0);
 	for (i = 0; i < MANY; i++)
-		ASSERT_EQ(0, insert_bp(fd, id, nops_start + i, &handle));
+		ASSERT_EQ(0, utrace_insert_breakpoint(fd, id, nops_start + i, &handle));
 	EXPECT_EQ(MANY, utrace_fdinfo(fd, "utrace-breakpoints:"));
 	for (i = 0; i < MANY; i++)
 		left += peek_byte(t.pid, nops_start + i) == INT3;
 	EXPECT_EQ(MANY, left);
 	/* The last one, by its handle; the rest with the session. */
-	EXPECT_EQ(0, remove_bp(fd, handle));
+	EXPECT_EQ(0, utrace_remove_breakpoint(fd, handle));
 	EXPECT_EQ(NOP, peek_byte(t.pid, nops_start + MANY - 1));
 	close(fd);
 	for (i = left = 0; i < MANY; i++)
@@ -658,14 +641,10 @@ TEST(closing_the_session_at_a_hit_lets_the_thread_run_on)
 	struct utrace_event_header *ev;
 	struct tracee t = start_tracee(add_twice_fn);
 	int fd = utrace_open();
-	__u64 id;
 
 	ASSERT_GE(fd, 0);
 	utrace_reader_init(r, fd);
-	id = attach_stopped(_metadata, fd, r, &t, 0, 0);
-	ASSERT_EQ(0, insert_bp(fd, id, bp_add, NULL));
-	go(&t);
-	ASSERT_EQ(0, utrace_ctl(fd, id, 0, UTRACE_CTL_RESUME, 0));
+	run_to_bp_add(_metadata, fd, r, &t, 0, 0, NULL);
 	ASSERT_NE(NULL, wait_hit(r, &ev));
 	EXPECT_EQ('t', wait_proc_state(t.pid, 't'));
 	close(fd);
@@ -680,15 +659,11 @@ TEST(sigkill_at_a_hit_ends_the_thread_and_its_breakpoints)
 	struct utrace_event_header *ev;
 	struct tracee t = start_tracee(add_twice_fn);
 	int fd = utrace_open(), status;
-	__u64 id;
 
 	ASSERT_GE(fd, 0);
 	utrace_reader_init(r, fd);
-	id = attach_stopped(_metadata, fd, r, &t, 0,
-			    UTRACE_EVMASK(UTRACE_EV_DEATH));
-	ASSERT_EQ(0, insert_bp(fd, id, bp_add, NULL));
-	go(&t);
-	ASSERT_EQ(0, utrace_ctl(fd, id, 0, UTRACE_CTL_RESUME, 0));
+	run_to_bp_add(_metadata, fd, r, &t, 0, UTRACE_EVMASK(UTRACE_EV_DEATH),
+		      NULL);
 	ASSERT_NE(NULL, wait_hit(r, &ev));
 	ASSERT_EQ(0, kill(t.pid, SIGKILL));
 	ev = utrace_wait(r, UTRACE_EV_DEATH, WAIT_MS);
@@ -763,7 +738,7 @@ TEST(a_ptrace_breakpoint_at_the_same_place_in_another_process_works)
 	ASSERT_GE(fd, 0);
 	utrace_reader_init(r, fd);
 	id = attach_stopped(_metadata, fd, r, &ours, 0, 0);
-	ASSERT_EQ(0, insert_bp(fd, id, bp_add, NULL));
+	ASSERT_EQ(0, utrace_insert_breakpoint(fd, id, bp_add, NULL));
 
 	/* As gdb does: an int3 poked into the other process's text. */
 	ASSERT_EQ(0, ptrace(PTRACE_SEIZE, theirs.pid, 0, 0));
@@ -830,10 +805,7 @@ TEST(a_perf_uprobe_at_the_same_place_counts_every_hit)
 	fd = utrace_open();
 	ASSERT_GE(fd, 0);
 	utrace_reader_init(r, fd);
-	id = attach_stopped(_metadata, fd, r, &t, 0, 0);
-	ASSERT_EQ(0, insert_bp(fd, id, bp_add, NULL));
-	go(&t);
-	ASSERT_EQ(0, utrace_ctl(fd, id, 0, UTRACE_CTL_RESUME, 0));
+	id = run_to_bp_add(_metadata, fd, r, &t, 0, 0, NULL);
 	while (hits < 2 && wait_hit(r, &ev)) {
 		hits++;
 		ASSERT_EQ(0, utrace_ctl(fd, id, 0, UTRACE_CTL_RESUME, 0));

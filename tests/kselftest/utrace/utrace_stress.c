@@ -1606,25 +1606,6 @@ static int bp_churn_fn(void)
 	return 0;
 }
 
-static int insert_breakpoint(int fd, __u64 id, const void *addr,
-			     __u64 *handle)
-{
-	struct utrace_breakpoint req = {
-		.size = sizeof(req), .id = id, .addr = (uintptr_t)addr,
-	};
-	int ret = utrace_ioctl(fd, UTRACE_IOC_INSERT_BREAKPOINT, &req);
-
-	*handle = req.handle;
-	return ret;
-}
-
-static int remove_breakpoint(int fd, __u64 handle)
-{
-	struct utrace_breakpoint req = { .size = sizeof(req), .handle = handle };
-
-	return utrace_ioctl(fd, UTRACE_IOC_REMOVE_BREAKPOINT, &req);
-}
-
 TEST(breakpoints_come_and_go_under_threads_that_hit_them)
 {
 	struct utrace_reader *r = malloc(sizeof(*r));
@@ -1643,7 +1624,7 @@ TEST(breakpoints_come_and_go_under_threads_that_hit_them)
 				   &id));
 	go(&t);
 	for (round = 0; round < rounds; round++) {
-		ASSERT_EQ(0, insert_breakpoint(fd, id, bp_churn_target,
+		ASSERT_EQ(0, utrace_insert_breakpoint(fd, id, bp_churn_target,
 					       &handle));
 		/* A few hits, each resumed but the last ones. */
 		nstopped = 0;
@@ -1662,7 +1643,7 @@ TEST(breakpoints_come_and_go_under_threads_that_hit_them)
 						UTRACE_CTL_RESUME, 0));
 		}
 		/* Out from under the threads stopped at it. */
-		ASSERT_EQ(0, remove_breakpoint(fd, handle));
+		ASSERT_EQ(0, utrace_remove_breakpoint(fd, handle));
 		removed_under_stops += nstopped;
 		for (i = 0; i < nstopped; i++)
 			ASSERT_EQ(0, utrace_ctl(fd, stopped[i], 0,

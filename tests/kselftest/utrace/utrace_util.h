@@ -145,6 +145,32 @@ static inline int utrace_siginfo(int fd, __u64 id, unsigned long cmd,
 	return ret;
 }
 
+/* Insert a breakpoint at @addr in the process of @id; its handle. */
+static inline int utrace_insert_breakpoint(int fd, __u64 id, const void *addr,
+					   __u64 *handle)
+{
+	struct utrace_breakpoint req = {
+		.size = sizeof(req),
+		.id = id,
+		.addr = (uintptr_t)addr,
+	};
+	int ret = utrace_ioctl(fd, UTRACE_IOC_INSERT_BREAKPOINT, &req);
+
+	if (!ret && handle)
+		*handle = req.handle;
+	return ret;
+}
+
+static inline int utrace_remove_breakpoint(int fd, __u64 handle)
+{
+	struct utrace_breakpoint req = {
+		.size = sizeof(req),
+		.handle = handle,
+	};
+
+	return utrace_ioctl(fd, UTRACE_IOC_REMOVE_BREAKPOINT, &req);
+}
+
 /* CLOCK_MONOTONIC in milliseconds. */
 static inline long long now_ms(void)
 {
