@@ -54,21 +54,10 @@ static void *shared_page(void)
 /* The one-letter state of a task, as /proc shows it; 0 if it is gone. */
 static char task_state(pid_t pid, pid_t tid)
 {
-	char path[64], text[512], *paren;
-	int fd;
-	ssize_t n;
+	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	text[n] = 0;
-	paren = strrchr(text, ')');
-	return paren && paren[1] ? paren[2] : 0;
+	return stat_state(path);
 }
 
 /*
@@ -1625,7 +1614,7 @@ TEST(breakpoints_come_and_go_under_threads_that_hit_them)
 	go(&t);
 	for (round = 0; round < rounds; round++) {
 		ASSERT_EQ(0, utrace_insert_breakpoint(fd, id, bp_churn_target,
-					       &handle));
+						      &handle));
 		/* A few hits, each resumed but the last ones. */
 		nstopped = 0;
 		for (i = 0; i < 8; i++) {

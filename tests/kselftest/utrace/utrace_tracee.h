@@ -153,24 +153,32 @@ static inline long proc_number(const char *path, const char *key)
 	return -1;
 }
 
-/* The state letter of /proc/PID/stat ('S', 't', ...), or '?'. */
-static inline char proc_state(pid_t pid)
+/* The state letter ('S', 't', ...) of a /proc stat file at @path, or 0. */
+static inline char stat_state(const char *path)
 {
-	char path[64], stat[512], *paren;
+	char stat[512], *paren;
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
-		return '?';
+		return 0;
 	n = read(fd, stat, sizeof(stat) - 1);
 	close(fd);
 	if (n <= 0)
-		return '?';
+		return 0;
 	stat[n] = '\0';
 	paren = strrchr(stat, ')');
-	return paren && paren[1] && paren[2] ? paren[2] : '?';
+	return paren && paren[1] && paren[2] ? paren[2] : 0;
+}
+
+/* The state letter of /proc/PID/stat, or 0. */
+static inline char proc_state(pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	return stat_state(path);
 }
 
 /*
