@@ -408,11 +408,16 @@ struct utrace_syscall_info {
  * struct utrace_breakpoint - insert or remove a breakpoint
  * @size:	sizeof(struct utrace_breakpoint)
  * @flags:	zero
- * @id:		to insert: a thread of the process; to remove: zero
- * @addr:	to insert: the breakpoint's address; to remove: zero
- * @handle:	out of INSERT_BREAKPOINT, in for REMOVE_BREAKPOINT: the
- *		breakpoint's number in the session, which its
- *		%UTRACE_EV_BREAKPOINT_HIT records carry
+ * @id:		a thread of the process; to remove by @handle: zero
+ * @addr:	the breakpoint's address; to remove by @handle: zero
+ * @handle:	out of INSERT_BREAKPOINT: the breakpoint's number in the
+ *		session, which its %UTRACE_EV_BREAKPOINT_HIT records carry;
+ *		in for REMOVE_BREAKPOINT, or zero to remove the breakpoint
+ *		at @addr in the process of thread @id
+ * @orig:	out of INSERT_BREAKPOINT: the bytes at @addr as the process had
+ *		them just before the breakpoint went in (zero past the end of
+ *		the mapping), for a debugger to show in its place; zero in
+ *		input
  * @reserved:	must be zero
  *
  * The breakpoint is a uprobe at the file and offset mapped at @addr, in
@@ -430,9 +435,11 @@ struct utrace_syscall_info {
  * its pc meanwhile, it runs from there.  Threads the session does not
  * trace, and a vfork child, run through the breakpoint unreported.  A
  * followed fork child has copies of the parent's breakpoints, with
- * handles of their own; an exec removes a process's breakpoints, as do its
+ * handles of their own, which its hits show, and which removal by address
+ * needs not know; an exec removes a process's breakpoints, as do its
  * death and the end of the session.  Memory reads show the breakpoint
- * instruction at @addr.
+ * instruction at @addr.  REMOVE_BREAKPOINT fails with ENOENT for no such
+ * breakpoint, and ESRCH for no thread @id.
  */
 struct utrace_breakpoint {
 	__u32 size;
@@ -440,7 +447,8 @@ struct utrace_breakpoint {
 	__u64 id;
 	__u64 addr;
 	__u64 handle;
-	__u64 reserved[4];
+	__u8 orig[8];
+	__u64 reserved[3];
 };
 
 #define UTRACE_BREAKPOINT_SIZE_VER0	64

@@ -61,6 +61,18 @@ static int add_twice_fn(void)
 	return bp_add(1) + bp_add(2);
 }
 
+/* bp_add() called ROUNDS times: exits with the sum of 1..ROUNDS, mod 256. */
+#define ROUNDS		200
+
+static int add_rounds_fn(void)
+{
+	int i, sum = 0;
+
+	for (i = 0; i < ROUNDS; i++)
+		sum += bp_add(i);
+	return sum;
+}
+
 static void *count_fn(void *arg)
 {
 	for (;;)
@@ -199,13 +211,17 @@ TEST(a_hit_stops_at_the_address_and_resumes_through_the_instruction)
 	struct tracee t = start_tracee(add_twice_fn);
 	int fd = utrace_open(), orig = peek_byte(getpid(), bp_add);
 	__u64 id, handle = 0;
+	__u8 before[8];
 
 	ASSERT_GE(fd, 0);
 	ASSERT_GE(orig, 0);
 	utrace_reader_init(r, fd);
 	id = attach_stopped(_metadata, fd, r, &t, 0, 0);
-	ASSERT_EQ(0, utrace_insert_breakpoint(fd, id, bp_add, &handle));
+	ASSERT_EQ(0, utrace_insert_breakpoint_orig(fd, id, bp_add, &handle,
+						   before));
 	EXPECT_NE(0, handle);
+	/* The bytes it replaced, as the tracee had them. */
+	EXPECT_EQ(0, memcmp(before, bp_add, sizeof(before)));
 	EXPECT_EQ(1, utrace_fdinfo(fd, "utrace-breakpoints:"));
 	/* In the tracee's memory, and in no other process's. */
 	EXPECT_EQ(INT3, peek_byte(t.pid, bp_add));
@@ -323,6 +339,44 @@ TEST(steps_from_a_hit_run_the_probed_instruction_once)
 	free(r);
 }
 
+/*
+ * The tracer sees the hit's record before the thread stops at it: a step
+ * asked for at once, while the thread is still on its way to its stop,
+ * must end after uprobes stepped the instruction as well, not at the
+ * breakpoint.  Single and block steps, ROUNDS hits.
+ */
+TEST(a_step_asked_before_the_thread_stops_at_its_hit_runs_the_instruction)
+{
+	struct utrace_reader *r = malloc(sizeof(*r));
+	struct utrace_event_header *ev;
+	struct tracee t = start_tracee(add_rounds_fn);
+	int fd = utrace_open(), i;
+	__u64 id, pc;
+
+	ASSERT_GE(fd, 0);
+	utrace_reader_init(r, fd);
+	id = run_to_bp_add(_metadata, fd, r, &t, 0,
+			   UTRACE_EVMASK(UTRACE_EV_SIGNAL), NULL);
+	for (i = 0; i < ROUNDS; i++) {
+		ASSERT_NE(NULL, wait_hit(r, &ev));
+		ASSERT_EQ(0, utrace_ctl(fd, id, 0, i & 1 ? UTRACE_CTL_BLOCKSTEP :
+							   UTRACE_CTL_SINGLESTEP,
+					0));
+		ev = utrace_next(r, WAIT_MS);
+		ASSERT_NE(NULL, ev);
+		ASSERT_EQ(UTRACE_EV_STEP, ev->type);
+		pc = ((struct utrace_event_pc *)utrace_body(ev))->pc;
+		/* Never the breakpoint: the instruction ran. */
+		ASSERT_NE((uintptr_t)bp_add, pc)
+			TH_LOG("round %d (%s step)", i, i & 1 ? "block" : "single");
+		ASSERT_EQ(0, utrace_ctl(fd, id, 0, UTRACE_CTL_RESUME, 0));
+	}
+	EXPECT_EQ(ROUNDS * (ROUNDS + 1) / 2 % 256, reap(&t));
+	EXPECT_EQ(NULL, utrace_next(r, 0));
+	close(fd);
+	free(r);
+}
+
 TEST(other_threads_run_while_one_is_stopped_at_a_hit)
 {
 	struct utrace_reader *r = malloc(sizeof(*r));
@@ -407,7 +461,13 @@ TEST(a_breakpoint_is_its_process_and_its_session_alone)
 	free(rb);
 }
 
-TEST(a_followed_fork_child_gets_copies_and_its_death_removes_them)
+/*
+ * A followed fork child hits its copy of the parent's breakpoint, which
+ * goes with its death, or (@remove_copy) by its address in the child,
+ * while the child is stopped at it; the parent's stays.
+ */
+static void fork_child_copies(struct __test_metadata *_metadata,
+			      bool remove_copy)
 {
 	struct utrace_reader *r = malloc(sizeof(*r));
 	__u64 events = UTRACE_EVMASK(UTRACE_EV_CLONE) |
@@ -439,6 +499,15 @@ TEST(a_followed_fork_child_gets_copies_and_its_death_removes_them)
 			EXPECT_EQ((uintptr_t)bp_add, hit->pc);
 			EXPECT_NE(handle, hit->handle);
 			child_hits++;
+			/* Stopped at it, the child still runs the insn. */
+			if (remove_copy) {
+				EXPECT_EQ(0, utrace_remove_breakpoint_at(fd,
+							child_id, bp_add));
+				EXPECT_EQ(-ENOENT, utrace_remove_breakpoint_at(fd,
+							child_id, bp_add));
+				EXPECT_EQ(1, utrace_fdinfo(fd,
+						"utrace-breakpoints:"));
+			}
 			ASSERT_EQ(0, utrace_ctl(fd, child_id, 0,
 						UTRACE_CTL_RESUME, 0));
 		} else if (ev->type == UTRACE_EV_DEATH && ev->id == child_id) {
@@ -454,7 +523,7 @@ TEST(a_followed_fork_child_gets_copies_and_its_death_removes_them)
 	EXPECT_NE(0, child_id);
 	EXPECT_EQ(1, child_hits);
 	EXPECT_TRUE(child_dead);
-	/* The child's copy went with it. */
+	/* The child's copy is gone, and the parent's is there. */
 	EXPECT_EQ(1, utrace_fdinfo(fd, "utrace-breakpoints:"));
 	ASSERT_EQ(0, utrace_ctl(fd, id, 0, UTRACE_CTL_RESUME, 0));
 	EXPECT_EQ(3, reap(&t));
@@ -462,6 +531,16 @@ TEST(a_followed_fork_child_gets_copies_and_its_death_removes_them)
 	EXPECT_EQ(0, utrace_fdinfo(fd, "utrace-breakpoints:"));
 	close(fd);
 	free(r);
+}
+
+TEST(a_followed_fork_child_gets_copies_and_its_death_removes_them)
+{
+	fork_child_copies(_metadata, false);
+}
+
+TEST(a_fork_childs_copy_goes_by_its_address_in_the_child)
+{
+	fork_child_copies(_metadata, true);
 }
 
 /* Run @fn under a breakpoint at bp_add; the ids of the threads that hit. */
@@ -575,10 +654,14 @@ TEST(insert_refuses_what_uprobes_cannot_take)
 	ASSERT_EQ(0, utrace_insert_breakpoint(fd, id, bp_add, &handle));
 	EXPECT_EQ(-EEXIST, utrace_insert_breakpoint(fd, id, bp_add, NULL));
 	EXPECT_EQ(-ENOENT, utrace_remove_breakpoint(fd, handle + 1));
-	EXPECT_EQ(-ENOENT, utrace_remove_breakpoint(fd, 0));
 	EXPECT_EQ(-ENOENT, utrace_remove_breakpoint(fd, 1ULL << 40));
+	/* By address: of a thread of the session, where one is. */
+	EXPECT_EQ(-ENOENT, utrace_remove_breakpoint_at(fd, id, bp_other));
+	EXPECT_EQ(-ESRCH, utrace_remove_breakpoint_at(fd, id + 1000, bp_add));
+	/* Neither a handle nor a thread. */
+	EXPECT_EQ(-EINVAL, utrace_remove_breakpoint(fd, 0));
 
-	/* Unknown flags, an input handle, a removal with an address. */
+	/* Unknown flags, an input handle, a removal by handle and address. */
 	req.id = id;
 	req.addr = (uintptr_t)bp_other;
 	req.flags = 1;
@@ -588,7 +671,10 @@ TEST(insert_refuses_what_uprobes_cannot_take)
 	EXPECT_EQ(-EINVAL, utrace_ioctl(fd, UTRACE_IOC_INSERT_BREAKPOINT, &req));
 	EXPECT_EQ(-EINVAL, utrace_ioctl(fd, UTRACE_IOC_REMOVE_BREAKPOINT, &req));
 	req.handle = 0;
-	req.reserved[3] = 1;
+	req.orig[7] = 1;
+	EXPECT_EQ(-EINVAL, utrace_ioctl(fd, UTRACE_IOC_INSERT_BREAKPOINT, &req));
+	req.orig[7] = 0;
+	req.reserved[2] = 1;
 	EXPECT_EQ(-EINVAL, utrace_ioctl(fd, UTRACE_IOC_INSERT_BREAKPOINT, &req));
 	req.size = UTRACE_BREAKPOINT_SIZE_VER0 - 8;
 	EXPECT_EQ(-EINVAL, utrace_ioctl(fd, UTRACE_IOC_INSERT_BREAKPOINT, &req));

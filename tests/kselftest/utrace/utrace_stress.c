@@ -562,7 +562,9 @@ static size_t fuzz_request(struct fuzzer *f, unsigned int nr, void *req)
 
 		r->size = fuzz_size(f, sizeof(*r));
 		r->flags = fuzz_chance(f, 8) ? fuzz_below(f, 4) : 0;
-		if (nr == _IOC_NR(UTRACE_IOC_INSERT_BREAKPOINT)) {
+		/* A removal goes by handle, or by address as an insertion. */
+		if (nr == _IOC_NR(UTRACE_IOC_INSERT_BREAKPOINT) ||
+		    fuzz_chance(f, 4)) {
 			r->id = fuzz_id(f);
 			r->addr = fuzz_code_addr(f);
 		} else {

@@ -146,8 +146,9 @@ static inline int utrace_siginfo(int fd, __u64 id, unsigned long cmd,
 }
 
 /* Insert a breakpoint at @addr in the process of @id; its handle. */
-static inline int utrace_insert_breakpoint(int fd, __u64 id, const void *addr,
-					   __u64 *handle)
+static inline int utrace_insert_breakpoint_orig(int fd, __u64 id,
+						const void *addr,
+						__u64 *handle, __u8 *orig)
 {
 	struct utrace_breakpoint req = {
 		.size = sizeof(req),
@@ -158,7 +159,15 @@ static inline int utrace_insert_breakpoint(int fd, __u64 id, const void *addr,
 
 	if (!ret && handle)
 		*handle = req.handle;
+	if (!ret && orig)
+		memcpy(orig, req.orig, sizeof(req.orig));
 	return ret;
+}
+
+static inline int utrace_insert_breakpoint(int fd, __u64 id, const void *addr,
+					   __u64 *handle)
+{
+	return utrace_insert_breakpoint_orig(fd, id, addr, handle, NULL);
 }
 
 static inline int utrace_remove_breakpoint(int fd, __u64 handle)
@@ -166,6 +175,19 @@ static inline int utrace_remove_breakpoint(int fd, __u64 handle)
 	struct utrace_breakpoint req = {
 		.size = sizeof(req),
 		.handle = handle,
+	};
+
+	return utrace_ioctl(fd, UTRACE_IOC_REMOVE_BREAKPOINT, &req);
+}
+
+/* Remove the breakpoint at @addr in the process of thread @id. */
+static inline int utrace_remove_breakpoint_at(int fd, __u64 id,
+					      const void *addr)
+{
+	struct utrace_breakpoint req = {
+		.size = sizeof(req),
+		.id = id,
+		.addr = (uintptr_t)addr,
 	};
 
 	return utrace_ioctl(fd, UTRACE_IOC_REMOVE_BREAKPOINT, &req);
