@@ -847,6 +847,36 @@ froggy_device_clear_watch (FroggyDevice  *self,
   return request (self, UTRACE_IOC_CLEAR_WATCH, &watch, "clearing a watchpoint", error);
 }
 
+gboolean
+froggy_device_insert_breakpoint (FroggyDevice  *self,
+                                 guint64        id,
+                                 guint64        address,
+                                 guint8        *original,
+                                 GError       **error)
+{
+  struct utrace_breakpoint breakpoint = { .size = sizeof breakpoint, .id = id, .addr = address };
+
+  g_return_val_if_fail (FROGGY_IS_DEVICE (self), FALSE);
+
+  if (!request (self, UTRACE_IOC_INSERT_BREAKPOINT, &breakpoint, "inserting a breakpoint", error))
+    return FALSE;
+  *original = breakpoint.orig[0];
+  return TRUE;
+}
+
+gboolean
+froggy_device_remove_breakpoint (FroggyDevice  *self,
+                                 guint64        id,
+                                 guint64        address,
+                                 GError       **error)
+{
+  struct utrace_breakpoint breakpoint = { .size = sizeof breakpoint, .id = id, .addr = address };
+
+  g_return_val_if_fail (FROGGY_IS_DEVICE (self), FALSE);
+
+  return request (self, UTRACE_IOC_REMOVE_BREAKPOINT, &breakpoint, "removing a breakpoint", error);
+}
+
 /* UTRACE_IOC_GET_SIGINFO or UTRACE_IOC_SET_SIGINFO, on a kernel that has
  * them (UTRACE_FEATURE_SIGINFO). */
 static gboolean

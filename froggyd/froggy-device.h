@@ -117,6 +117,19 @@ gboolean      froggy_device_clear_watch  (FroggyDevice                   *self,
                                           guint64                         id,
                                           guint32                         slot,
                                           GError                        **error);
+/* A breakpoint through the kernel's uprobes (UTRACE_FEATURE_BREAKPOINTS)
+ * at @address in the process of thread @id, running or not; @original
+ * gets the byte it took the place of.  Removal by address takes a fork
+ * child's copy as well. */
+gboolean      froggy_device_insert_breakpoint (FroggyDevice              *self,
+                                               guint64                    id,
+                                               guint64                    address,
+                                               guint8                    *original,
+                                               GError                   **error);
+gboolean      froggy_device_remove_breakpoint (FroggyDevice              *self,
+                                               guint64                    id,
+                                               guint64                    address,
+                                               GError                   **error);
 /* The threads attached now (FroggyDeviceThread), and in @seq the number
  * of the last record queued before: one snapshot. */
 GArray       *froggy_device_list_threads (FroggyDevice                   *self,

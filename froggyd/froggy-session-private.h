@@ -71,6 +71,8 @@ typedef struct
   guint64 address;
   guint8  original;
   guint   users;      /* enabled breakpoints and internal uses */
+  gboolean in_kernel; /* a uprobe the kernel keeps (UTRACE_IOC_INSERT_BREAKPOINT)
+                       * and steps over; else an int3 we wrote */
 } Site;
 
 typedef struct
@@ -112,6 +114,15 @@ typedef struct
   gboolean       deferred;      /* paused on a site: resumes after that step-over */
   int            pending_signal; /* to inject on continue (a program's int3) */
   int            over_signal;    /* for the step-over's step: -1 the held one, 0 none */
+
+  /* The kernel's breakpoint it stopped at (UTRACE_EV_BREAKPOINT_HIT),
+   * which it steps over itself when resumed, or 0. */
+  guint64        hit_address;
+  /* Resumed or stepped from this kernel breakpoint's address without a
+   * stop at its hit: the hit that comes next is that resume's, made
+   * again, as an int3 of ours is stepped over (see thread_resume()). */
+  guint64        resumed_on;
+  guint32        resumed_action;
 
   /* stepping over the breakpoint at over_address */
   guint64        over_address;
@@ -298,6 +309,7 @@ G_GNUC_INTERNAL gboolean site_ref (FroggySession *self,
 G_GNUC_INTERNAL void site_unref (FroggySession *self, Process *process, guint64 address);
 G_GNUC_INTERNAL void sites_flush (FroggySession *self, Process *process);
 G_GNUC_INTERNAL void process_remove_sites (FroggySession *self, Process *process);
+G_GNUC_INTERNAL gboolean process_has_int3s (Process *process);
 G_GNUC_INTERNAL gboolean process_let_go (FroggySession *self, Thread *thread);
 G_GNUC_INTERNAL void process_interrupt_to_arm (FroggySession *self, Process *process);
 G_GNUC_INTERNAL void process_arm_pending (FroggySession *self, Process *process);

@@ -54,10 +54,15 @@ signal_is_quiet (int signo)
     }
 }
 
+/* A breakpoint stopped @thread at @pc: the trap of an int3 of ours
+ * (@in_kernel FALSE; the pc is past it), or the hit of one the kernel
+ * keeps (UTRACE_EV_BREAKPOINT_HIT; the pc is on it, and the kernel steps
+ * the instruction when the thread goes on). */
 static void
 on_breakpoint (FroggySession *self,
                Thread        *thread,
-               guint64        pc)
+               guint64        pc,
+               gboolean       in_kernel)
 {
   Process *process = process_lookup (self, thread->pid);
   struct user_regs_struct regs;
@@ -66,7 +71,26 @@ on_breakpoint (FroggySession *self,
   FroggyNotice notice;
   gboolean rewound;
 
-  if (!g_hash_table_contains (process->sites, &pc) && !g_hash_table_contains (process->lifted, &pc))
+  /* Resumed from its address without a stop at its hit: this hit is
+   * that resume's, which the kernel's step over it now makes. */
+  if (in_kernel && thread->resumed_on == pc)
+    {
+      thread->resumed_on = 0;
+      if (thread->resumed_action == UTRACE_CTL_RESUME)
+        resume_quietly (self, thread);
+      else if (!thread_single_step (self, thread, &error))
+        g_message ("thread %d: %s", thread->tid, error->message);
+      return;
+    }
+  /* One taken out since: the thread runs the instruction as if it was
+   * never there. */
+  if (in_kernel && !g_hash_table_contains (process->sites, &pc))
+    {
+      resume_quietly (self, thread);
+      return;
+    }
+  if (!in_kernel && !g_hash_table_contains (process->sites, &pc) &&
+      !g_hash_table_contains (process->lifted, &pc))
     {
       /* The program's own int3: it gets its SIGTRAP when it goes on. */
       notice_init (self, &notice, "signal", thread);
@@ -80,7 +104,7 @@ on_breakpoint (FroggySession *self,
    * will run.  A thread not put back stays stopped where it is: resumed
    * past the int3, it would run the middle of an instruction. */
   rewound = froggy_device_get_regs (self->device, thread->id, &regs, &error);
-  if (rewound)
+  if (rewound && !in_kernel)
     {
       regs.rip = pc;
       rewound = froggy_device_set_regs (self->device, thread->id, &regs, &error);
@@ -713,6 +737,14 @@ session_record (FroggySession                    *self,
    * the next resume steps over it again. */
   if (stopped && thread->over_address != 0 && record->type != UTRACE_EV_STEP)
     step_over_done (self, thread);
+  /* At a kernel's breakpoint, or not; another stop than a resume's hit
+   * (a signal, a stop) ends that resume. */
+  if (stopped)
+    {
+      thread->hit_address = record->type == UTRACE_EV_BREAKPOINT_HIT ? pc->pc : 0;
+      if (record->type != UTRACE_EV_BREAKPOINT_HIT || thread->resumed_on != pc->pc)
+        thread->resumed_on = 0;
+    }
 
   switch (record->type)
     {
@@ -766,7 +798,10 @@ session_record (FroggySession                    *self,
       on_step (self, thread);
       break;
     case UTRACE_EV_BREAKPOINT:
-      on_breakpoint (self, thread, pc->pc);
+      on_breakpoint (self, thread, pc->pc, FALSE);
+      break;
+    case UTRACE_EV_BREAKPOINT_HIT:
+      on_breakpoint (self, thread, pc->pc, TRUE);
       break;
     case UTRACE_EV_WATCHPOINT:
       on_watchpoint (self, thread, record);

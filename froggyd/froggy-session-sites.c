@@ -1,12 +1,18 @@
 /* froggy-session-sites.c
  *
- * Breakpoint sites: the int3 bytes of a FroggySession in each process it
- * traces.  A Site is one int3 in one process, shared by the breakpoints at
- * its address and the daemon's own uses (a step's return address); it keeps
- * the byte it replaced.  A breakpoint is armed in the first process at its
- * resolved addresses; a forked child has a copy of its parent's int3s,
- * which are its breakpoints until its exec, and a followed child that ran
- * when a breakpoint was set gets it at its next stop (Process.pending).
+ * Breakpoint sites: the breakpoints of a FroggySession in each process it
+ * traces.  A Site is one breakpoint in one process, shared by the
+ * breakpoints at its address and the daemon's own uses (a step's return
+ * address); it keeps the byte memory reads show in its place.  It is the
+ * kernel's (a uprobe, UTRACE_IOC_INSERT_BREAKPOINT) wherever the kernel
+ * can put one: inserted with no thread stopped, stepped over by the
+ * kernel, and copied into a followed fork child by the kernel.  Elsewhere
+ * (code outside a file's mapping, or a kernel without them) it is an int3
+ * we write, and the stepper steps threads over it.  A breakpoint is armed
+ * in the first process at its resolved addresses; a forked child has a
+ * copy of its parent's breakpoints until its exec, and a followed child
+ * that ran when an int3 was set gets it at its next stop
+ * (Process.pending).
  *
  * The middle floor (see froggy-session-private.h): it writes through the
  * stopped threads of the thread tables and leaves the threads it lets go
@@ -40,6 +46,47 @@ site_write (FroggySession  *self,
   return froggy_device_write_memory (self->device, thread->id, address, &byte, 1, error) == 1;
 }
 
+/* A thread of @process itself (not of a vfork relative sharing its
+ * memory, whose exec would take the kernel's breakpoints with it), a
+ * stopped one if it has one; NULL if none is known yet. */
+static Thread *
+process_thread (FroggySession *self,
+                Process       *process)
+{
+  GHashTableIter iter;
+  Thread *thread, *found = NULL;
+
+  g_hash_table_iter_init (&iter, self->threads);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &thread))
+    {
+      if (thread->pid != process->pid || thread->id == 0)
+        continue;
+      if (thread->stopped)
+        return thread;
+      found = thread;
+    }
+  return found;
+}
+
+/* Put a breakpoint at @address of @process through the kernel's uprobes
+ * (UTRACE_IOC_INSERT_BREAKPOINT), which needs no thread stopped.  FALSE
+ * where the kernel has none, or cannot take that place (code outside a
+ * file's mapping, a JIT's say): an int3 of ours goes there instead. */
+static gboolean
+site_insert_in_kernel (FroggySession  *self,
+                       Process        *process,
+                       guint64         address,
+                       guint8         *original,
+                       GError        **error)
+{
+  Thread *thread = process_thread (self, process);
+
+  if (!froggy_device_has_feature (self->device, UTRACE_FEATURE_BREAKPOINTS) ||
+      thread == NULL || process_shares_memory (process))
+    return FALSE;
+  return froggy_device_insert_breakpoint (self->device, thread->id, address, original, error);
+}
+
 gboolean
 site_ref (FroggySession  *self,
           Process        *process,
@@ -47,6 +94,8 @@ site_ref (FroggySession  *self,
           GError        **error)
 {
   Site *site = g_hash_table_lookup (process->sites, &address);
+  g_autoptr(GError) kernel_error = NULL;
+  gboolean in_kernel;
   Thread *thread;
   guint8 original, int3 = INT3;
 
@@ -56,25 +105,55 @@ site_ref (FroggySession  *self,
       return TRUE;
     }
 
-  thread = process_stopped_thread (self, process->pid);
-  if (thread == NULL)
+  in_kernel = site_insert_in_kernel (self, process, address, &original, &kernel_error);
+  if (!in_kernel)
     {
-      g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_RUNNING,
-                   "no thread of process %d is stopped: stop one first", process->pid);
-      return FALSE;
+      thread = process_stopped_thread (self, process->pid);
+      if (thread == NULL)
+        {
+          if (kernel_error != NULL)
+            g_propagate_error (error, g_steal_pointer (&kernel_error));
+          else
+            g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_RUNNING,
+                         "no thread of process %d is stopped: stop one first", process->pid);
+          return FALSE;
+        }
+      if (kernel_error != NULL)
+        g_debug ("process %d: an int3 at 0x%" G_GINT64_MODIFIER "x: %s",
+                 process->pid, address, kernel_error->message);
+      if (froggy_device_read_memory (self->device, thread->id, address, &original, 1, error) != 1)
+        return FALSE;
+      if (froggy_device_write_memory (self->device, thread->id, address, &int3, 1, error) != 1)
+        return FALSE;
     }
-  if (froggy_device_read_memory (self->device, thread->id, address, &original, 1, error) != 1)
-    return FALSE;
-  if (froggy_device_write_memory (self->device, thread->id, address, &int3, 1, error) != 1)
-    return FALSE;
 
   site = g_new0 (Site, 1);
   site->address = address;
   site->original = original;
   site->users = 1;
+  site->in_kernel = in_kernel;
   g_hash_table_insert (process->sites, &site->address, site);
   g_hash_table_remove (process->lifted, &address);
   return TRUE;
+}
+
+/* Take the kernel's breakpoint at @site out of @process (a fork child's
+ * copy is its own, found by its address). */
+static gboolean
+site_remove_from_kernel (FroggySession  *self,
+                         Process        *process,
+                         Site           *site,
+                         GError        **error)
+{
+  Thread *thread = process_thread (self, process);
+
+  if (thread == NULL)
+    {
+      g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_NO_THREAD,
+                   "process %d has no thread left", process->pid);
+      return FALSE;
+    }
+  return froggy_device_remove_breakpoint (self->device, thread->id, site->address, error);
 }
 
 /* @site's int3 is out: a thread that trapped on it before, its record
@@ -97,6 +176,15 @@ site_unref (FroggySession *self,
 
   if (site == NULL || --site->users > 0)
     return;
+  /* Gone already if its process exec'd or died: the kernel took it. */
+  if (site->in_kernel)
+    {
+      if (!site_remove_from_kernel (self, process, site, &error))
+        g_debug ("process %d: the breakpoint at 0x%" G_GINT64_MODIFIER "x: %s",
+                 process->pid, address, error->message);
+      g_hash_table_remove (process->sites, &address);
+      return;
+    }
   /* Nothing stopped to write through: the int3 stays, and the site with
    * it, unused, so that a thread that reaches it steps over it unseen;
    * it goes at the process's next stop (sites_flush()). */
@@ -148,11 +236,31 @@ process_remove_sites (FroggySession *self,
           g_hash_table_iter_remove (&iter);
           continue;
         }
-      if (!site_write (self, process, site->address, site->original, &error))
+      /* The kernel's own go with the session anyway. */
+      if (site->in_kernel && !site_remove_from_kernel (self, process, site, &error))
+        g_debug ("process %d: the breakpoint at 0x%" G_GINT64_MODIFIER "x: %s",
+                 process->pid, site->address, error->message);
+      else if (!site->in_kernel &&
+               !site_write (self, process, site->address, site->original, &error))
         g_warning ("process %d keeps a breakpoint at 0x%" G_GINT64_MODIFIER "x: %s",
                    process->pid, site->address, error->message);
       g_hash_table_iter_remove (&iter);
     }
+}
+
+/* Whether @process has int3s of ours, which only a stopped thread of it
+ * can take out. */
+gboolean
+process_has_int3s (Process *process)
+{
+  GHashTableIter iter;
+  Site *site;
+
+  g_hash_table_iter_init (&iter, process->sites);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &site))
+    if (!site->in_kernel)
+      return TRUE;
+  return FALSE;
 }
 
 /* A stopped thread of a child nobody follows: take our int3s out of its
@@ -243,7 +351,10 @@ process_arm_at (FroggySession *self,
   if (g_hash_table_contains (process->armed, &address) ||
       g_hash_table_contains (process->pending, &address))
     return;
-  if (process_stopped_thread (self, process->pid) == NULL)
+  /* The kernel inserts breakpoints in a running process; an int3 of
+   * ours goes in through a stopped thread. */
+  if (!froggy_device_has_feature (self->device, UTRACE_FEATURE_BREAKPOINTS) &&
+      process_stopped_thread (self, process->pid) == NULL)
     {
       g_hash_table_insert (process->pending, g_memdup2 (&address, sizeof address),
                            GUINT_TO_POINTER (id));

@@ -20,6 +20,9 @@
 #include "froggy-session-private.h"
 
 static void step_over_paused (FroggySession *self, gpointer data);
+static Site *thread_site (FroggySession *self, Thread *thread);
+static gboolean thread_go (FroggySession *self, Thread *thread, guint32 action, int signo,
+                           GError **error);
 
 /* Whether a thread of process @pid is stepping over a breakpoint. */
 static gboolean
@@ -278,6 +281,7 @@ step_over_done (FroggySession *self,
 {
   Process *process = process_lookup (self, thread->pid);
   Site *site = g_hash_table_lookup (process->sites, &thread->over_address);
+  Site *other_site;
   GHashTableIter iter;
   Thread *other;
 
@@ -312,27 +316,68 @@ step_over_done (FroggySession *self,
       /* One that stopped on a site of its own while paused needs a
        * step-over of its own, once this thread runs again, so that the
        * step-over pauses it too. */
-      if (thread_on_site (self, other))
+      other_site = thread_site (self, other);
+      if (other_site != NULL && !other_site->in_kernel)
         {
           other->deferred = deferred = TRUE;
           other->over_then = AFTER_STEP_OVER_RESUME;
           other->over_signal = -1;
         }
       else
-        thread_control (self, other, UTRACE_CTL_RESUME, -1, NULL);
+        thread_go (self, other, UTRACE_CTL_RESUME, -1, NULL);
     }
   if (deferred)
     g_idle_add_full (G_PRIORITY_DEFAULT, resume_deferred, g_object_ref (self), g_object_unref);
+}
+
+/* The site at @thread's pc, or NULL. */
+static Site *
+thread_site (FroggySession *self,
+             Thread        *thread)
+{
+  Process *process = process_lookup (self, thread->pid);
+  guint64 pc = thread_pc (self, thread);
+
+  return g_hash_table_lookup (process->sites, &pc);
 }
 
 gboolean
 thread_on_site (FroggySession *self,
                 Thread        *thread)
 {
-  Process *process = process_lookup (self, thread->pid);
-  guint64 pc = thread_pc (self, thread);
+  return thread_site (self, thread) != NULL;
+}
 
-  return g_hash_table_contains (process->sites, &pc);
+/* Let a stopped thread go on with @action (a resume or a step) from its
+ * pc.  From an int3 of ours, through a step-over.  From a breakpoint the
+ * kernel keeps, through the kernel's own step over it, which needs no
+ * other thread held: at once if the thread stopped at its hit; else the
+ * thread hits it first, and that hit goes on as asked here (see
+ * on_breakpoint()). */
+static gboolean
+thread_go (FroggySession  *self,
+           Thread         *thread,
+           guint32         action,
+           int             signo,
+           GError        **error)
+{
+  Site *site = thread_site (self, thread);
+
+  if (site != NULL && !site->in_kernel)
+    {
+      thread->over_signal = signo;
+      return thread_step_over (self, thread,
+                               action == UTRACE_CTL_RESUME ? AFTER_STEP_OVER_RESUME :
+                                                             AFTER_STEP_OVER_STEP,
+                               error);
+    }
+  thread->resumed_on = 0;
+  if (site != NULL && site->address != thread->hit_address)
+    {
+      thread->resumed_on = site->address;
+      thread->resumed_action = action;
+    }
+  return thread_control (self, thread, action, signo, error);
 }
 
 /* Let a stopped thread run, stepping over a breakpoint it sits on. */
@@ -345,12 +390,7 @@ thread_resume (FroggySession  *self,
   if (signo < 0 && thread->pending_signal)
     signo = thread->pending_signal;
   thread->pending_signal = 0;
-  if (thread_on_site (self, thread))
-    {
-      thread->over_signal = signo;
-      return thread_step_over (self, thread, AFTER_STEP_OVER_RESUME, error);
-    }
-  return thread_control (self, thread, UTRACE_CTL_RESUME, signo, error);
+  return thread_go (self, thread, UTRACE_CTL_RESUME, signo, error);
 }
 
 gboolean
@@ -358,12 +398,7 @@ thread_single_step (FroggySession  *self,
                     Thread         *thread,
                     GError        **error)
 {
-  if (thread_on_site (self, thread))
-    {
-      thread->over_signal = -1;
-      return thread_step_over (self, thread, AFTER_STEP_OVER_STEP, error);
-    }
-  return thread_control (self, thread, UTRACE_CTL_SINGLESTEP, -1, error);
+  return thread_go (self, thread, UTRACE_CTL_SINGLESTEP, -1, error);
 }
 
 void

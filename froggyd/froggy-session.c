@@ -1112,14 +1112,15 @@ froggy_session_detach (FroggySession *self)
    * with the daemon's table of sessions. */
   hold = g_object_ref (self);
 
-  /* A process with breakpoints needs a stopped thread to take them out. */
+  /* A process with int3s of ours needs a stopped thread to take them
+   * out; the kernel's breakpoints go with the session. */
   g_hash_table_iter_init (&iter, self->processes);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &process))
     {
       GHashTableIter threads;
       Thread *thread;
 
-      if (g_hash_table_size (process->sites) == 0 || process_stopped_thread (self, process->pid))
+      if (!process_has_int3s (process) || process_stopped_thread (self, process->pid))
         continue;
       g_hash_table_iter_init (&threads, self->threads);
       while (g_hash_table_iter_next (&threads, NULL, (gpointer *) &thread))
