@@ -120,7 +120,7 @@ typedef struct
   guint64        hit_address;
   /* Resumed or stepped from this kernel breakpoint's address without a
    * stop at its hit: the hit that comes next is that resume's, made
-   * again, as an int3 of ours is stepped over (see thread_resume()). */
+   * again, as an int3 of ours is stepped over (see thread_go()). */
   guint64        resumed_on;
   guint32        resumed_action;
 

@@ -138,22 +138,22 @@ site_ref (FroggySession  *self,
 }
 
 /* Take the kernel's breakpoint at @site out of @process (a fork child's
- * copy is its own, found by its address). */
-static gboolean
-site_remove_from_kernel (FroggySession  *self,
-                         Process        *process,
-                         Site           *site,
-                         GError        **error)
+ * copy is its own, found by its address).  One that is gone already went
+ * with its process's exec or death, or goes with the session: logged. */
+static void
+site_remove_from_kernel (FroggySession *self,
+                         Process       *process,
+                         Site          *site)
 {
   Thread *thread = process_thread (self, process);
+  g_autoptr(GError) error = NULL;
 
   if (thread == NULL)
-    {
-      g_set_error (error, FROGGY_ERROR, FROGGY_ERROR_NO_THREAD,
-                   "process %d has no thread left", process->pid);
-      return FALSE;
-    }
-  return froggy_device_remove_breakpoint (self->device, thread->id, site->address, error);
+    g_debug ("process %d: the breakpoint at 0x%" G_GINT64_MODIFIER "x: no thread left",
+             process->pid, site->address);
+  else if (!froggy_device_remove_breakpoint (self->device, thread->id, site->address, &error))
+    g_debug ("process %d: the breakpoint at 0x%" G_GINT64_MODIFIER "x: %s",
+             process->pid, site->address, error->message);
 }
 
 /* @site's int3 is out: a thread that trapped on it before, its record
@@ -176,12 +176,9 @@ site_unref (FroggySession *self,
 
   if (site == NULL || --site->users > 0)
     return;
-  /* Gone already if its process exec'd or died: the kernel took it. */
   if (site->in_kernel)
     {
-      if (!site_remove_from_kernel (self, process, site, &error))
-        g_debug ("process %d: the breakpoint at 0x%" G_GINT64_MODIFIER "x: %s",
-                 process->pid, address, error->message);
+      site_remove_from_kernel (self, process, site);
       g_hash_table_remove (process->sites, &address);
       return;
     }
@@ -236,12 +233,9 @@ process_remove_sites (FroggySession *self,
           g_hash_table_iter_remove (&iter);
           continue;
         }
-      /* The kernel's own go with the session anyway. */
-      if (site->in_kernel && !site_remove_from_kernel (self, process, site, &error))
-        g_debug ("process %d: the breakpoint at 0x%" G_GINT64_MODIFIER "x: %s",
-                 process->pid, site->address, error->message);
-      else if (!site->in_kernel &&
-               !site_write (self, process, site->address, site->original, &error))
+      if (site->in_kernel)
+        site_remove_from_kernel (self, process, site);
+      else if (!site_write (self, process, site->address, site->original, &error))
         g_warning ("process %d keeps a breakpoint at 0x%" G_GINT64_MODIFIER "x: %s",
                    process->pid, site->address, error->message);
       g_hash_table_iter_remove (&iter);
